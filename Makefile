@@ -1,0 +1,46 @@
+# Two commands from a fresh clone: `make run` and `make test`.
+SHELL := /bin/bash
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+
+# The suites that also run on the embedded database, whatever `make test` found for the main run.
+EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts
+
+.PHONY: run test install build generate check-generated lint typecheck test-unit test-all test-embedded clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+build: install
+	npm run build
+
+run: build
+	node dist/src/main.js --demo
+
+generate: install
+	npm run generate
+
+check-generated: install
+	node scripts/generate.mjs --check
+
+lint: install
+	npx redocly lint openapi.yaml
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+# Every test: on PostgreSQL when one answers (TEST_DATABASE_URL, default the local server), else on the embedded one;
+# then the smoke suites on the embedded database.
+test: check-generated lint typecheck test-all test-embedded
+
+test-all: install
+	npx mocha
+
+test-embedded: install
+	TEST_DB=embedded npx mocha $(EMBEDDED_SMOKE)
+
+clean:
+	rm -rf dist .data

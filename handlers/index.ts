@@ -1,0 +1,9 @@
+import * as accounts from './accounts.js';
+import * as goals from './goals.js';
+import * as meta from './meta.js';
+import * as oauth from './oauth.js';
+import * as trading from './trading.js';
+import type { HandlerRegistry } from './types.js';
+
+/** One handler per operationId of openapi.yaml; the type makes a missing or unknown one a compile error. */
+export const handlers: HandlerRegistry = { ...oauth, ...meta, ...accounts, ...goals, ...trading };

@@ -1,0 +1,33 @@
+import { ping } from '../db/connect.js';
+import { loadDocument, publishDocument, type PublishedDocument } from '../src/document.js';
+import { lifecycle } from '../src/lifecycle.js';
+import type { Handler } from './types.js';
+
+let published: PublishedDocument | undefined;
+
+export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ request, services }) => {
+  published ??= publishDocument(loadDocument(), services.config.baseUrl);
+  const headers = { ETag: published.etag, 'Cache-Control': 'public, max-age=60, must-revalidate' };
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published!.etag || tag.trim() === '*')) {
+    return { status: 304, body: undefined as never, headers };
+  }
+  return { status: 200, body: JSON.parse(published.json), headers };
+};
+
+export const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });
+
+export const getReadiness: Handler<'getReadiness'> = async ({ services }) => {
+  let database: 'ok' | 'unavailable' = 'ok';
+  try {
+    await ping(services.db.kysely);
+  } catch {
+    database = 'unavailable';
+  }
+  const ready = lifecycle.ready && database === 'ok';
+  return {
+    status: ready ? 200 : 503,
+    body: { status: ready ? 'ready' : 'not_ready', checks: { database, accepting_requests: lifecycle.ready ? 'ok' : 'draining' } },
+    headers: ready ? {} : { 'Retry-After': '5' },
+  } as never;
+};

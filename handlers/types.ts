@@ -1,0 +1,52 @@
+import type { operations } from '../generated/api.js';
+import type { Principal } from '../src/auth/tokens.js';
+import { ProblemError } from '../src/problems.js';
+import type { Services } from '../src/services/index.js';
+
+export type OperationId = keyof operations;
+type Op<K extends OperationId> = operations[K];
+
+type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
+type RequestBodyOf<K extends OperationId> = Op<K> extends { requestBody?: infer B } ? ContentOf<NonNullable<B>> : undefined;
+type ParametersOf<K extends OperationId> = Op<K>['parameters'];
+type Part<P, Name extends string> = P extends Record<Name, infer V> ? (undefined extends V ? NonNullable<V> | Record<string, never> : V) : never;
+
+type SuccessStatus<K extends OperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202 | 204 | 304>;
+type BodyFor<K extends OperationId, S extends SuccessStatus<K>> = ContentOf<Op<K>['responses'][S]>;
+
+/** What a handler answers: one of its operation's declared success statuses with that status's body type. */
+export type HandlerResult<K extends OperationId> = {
+  [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string> };
+}[SuccessStatus<K>];
+
+export interface RequestInfo {
+  id: string;
+  ip: string;
+  userAgent: string | null;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface HandlerContext<K extends OperationId> {
+  body: RequestBodyOf<K>;
+  path: Part<ParametersOf<K>, 'path'>;
+  query: Part<ParametersOf<K>, 'query'>;
+  principal: Principal | null;
+  request: RequestInfo;
+  services: Services;
+}
+
+export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;
+
+/** Every operation of the spec has exactly one handler; a missing one does not compile. */
+export type HandlerRegistry = { [K in OperationId]: Handler<K> };
+
+/** The caller of an operation whose `security` requires a bearer token (the security handler has verified it). */
+export function principalOf(context: { principal: Principal | null }): Principal {
+  if (!context.principal) throw new ProblemError('unauthorized', 'This operation requires a bearer access token.');
+  return context.principal;
+}
+
+/** For operations whose issue is still open: an honest 501 instead of anything that pretends to work. */
+export function notYetAvailable(): never {
+  throw new ProblemError('not-implemented', 'This operation is declared in the contract but is not available yet; see the README.');
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { SigningKey } from './keys.js';
+
+export const SCOPES = ['read', 'write', 'trade', 'mcp'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Principal {
+  accountId: string;
+  clientId: string;
+  scopes: ReadonlySet<string>;
+  generation: number;
+  tokenId: string;
+  expiresAt: number;
+}
+
+export class InvalidTokenError extends Error {
+  override name = 'InvalidTokenError';
+}
+
+export interface ClientStatusSource {
+  /** The client's current generation, or null when it is unknown or revoked. */
+  currentGeneration(clientId: string): Promise<number | null>;
+}
+
+const MAX_CACHED_TOKENS = 10_000;
+
+/** Issues and verifies RFC 9068 access tokens. */
+export class TokenService {
+  private readonly verified = new Map<string, Principal>();
+
+  constructor(
+    private readonly key: SigningKey,
+    private readonly issuer: string,
+    readonly audience: string,
+    private readonly ttlSeconds: number,
+    private readonly clients: ClientStatusSource,
+  ) {}
+
+  async issue(client: { client_id: string; account_id: string; generation: number }, scopes: string[]) {
+    const token = await new SignJWT({ client_id: client.client_id, scope: scopes.join(' '), gen: client.generation })
+      .setProtectedHeader({ alg: this.key.alg, typ: 'at+jwt', kid: this.key.kid })
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setSubject(client.account_id)
+      .setIssuedAt()
+      .setExpirationTime(`${this.ttlSeconds}s`)
+      .setJti(randomUUID())
+      .sign(this.key.privateKey);
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: this.ttlSeconds, scope: scopes.join(' ') };
+  }
+
+  async verify(token: string): Promise<Principal> {
+    const now = Date.now();
+    let principal = this.verified.get(token);
+    if (principal && principal.expiresAt <= now) {
+      this.verified.delete(token);
+      principal = undefined;
+    }
+    principal ??= await this.verifySignature(token);
+    const generation = await this.clients.currentGeneration(principal.clientId);
+    if (generation === null || generation !== principal.generation) {
+      this.verified.delete(token);
+      throw new InvalidTokenError('the client that obtained this token was rotated or revoked');
+    }
+    return principal;
+  }
+
+  private async verifySignature(token: string): Promise<Principal> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.key.publicKey, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: [this.key.alg],
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('the access token has expired');
+      throw new InvalidTokenError('the access token is malformed or its signature, issuer or audience is wrong');
+    }
+    const { sub, client_id: clientId, scope, gen, jti, exp } = payload;
+    if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof gen !== 'number' || typeof sub !== 'string') {
+      throw new InvalidTokenError('the access token lacks required claims');
+    }
+    const principal: Principal = {
+      accountId: sub,
+      clientId,
+      scopes: new Set(scope.split(' ').filter(Boolean)),
+      generation: gen,
+      tokenId: jti!,
+      expiresAt: exp! * 1000,
+    };
+    if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, principal);
+    return principal;
+  }
+}

@@ -1,0 +1,123 @@
+import { resolve } from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface AssistantConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  timeoutMs: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  dashboardPort: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  rateLimitPerMinute: number;
+  tokenRateLimitPerMinute: number;
+  webConcurrency: number;
+  trustProxy: string | false;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  tokenTtlSeconds: number;
+  /** PKCS#8 PEM of an Ed25519 or P-256 key; when absent a key is generated once and kept in the database. */
+  signingKeyPem: string | undefined;
+  bcryptCost: number;
+  /** How long a client's revocation or rotation may take to reach the other instances' token caches. */
+  clientStatusCacheMs: number;
+  paperStartingCash: string;
+  assistant: AssistantConfig | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback?: string): string | undefined {
+  const raw = env[name] || fallback;
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (!parsed.protocol) throw new Error();
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+function decimal(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new ConfigError(name, `must be an amount like 100000 or 2500.50, got "${raw}"`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`)!.replace(/\/+$/, '');
+  const databaseUrl = url(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const trustProxy = env.TRUST_PROXY ? env.TRUST_PROXY : false;
+  const signingKeyPem = env.SIGNING_KEY_PEM || undefined;
+  if (signingKeyPem && !signingKeyPem.includes('-----BEGIN PRIVATE KEY-----')) {
+    throw new ConfigError('SIGNING_KEY_PEM', 'must be a PKCS#8 PEM private key (Ed25519 or P-256)');
+  }
+  const assistantBaseUrl = url(env, 'ASSISTANT_BASE_URL');
+  return {
+    port,
+    host,
+    baseUrl,
+    databaseUrl,
+    dataDir: resolve(env.DATA_DIR || '.data'),
+    redisUrl: url(env, 'REDIS_URL'),
+    dashboardPort: integer(env, 'DASHBOARD_PORT', 3001, 0, 65535),
+    logLevel,
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+    tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    trustProxy,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    tokenTtlSeconds: 3600,
+    signingKeyPem,
+    bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
+    clientStatusCacheMs: integer(env, 'CLIENT_STATUS_CACHE_MS', 5000, 0, 60_000),
+    paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
+    assistant: assistantBaseUrl
+      ? {
+          baseUrl: assistantBaseUrl.replace(/\/+$/, ''),
+          apiKey: env.ASSISTANT_API_KEY || undefined,
+          model: env.ASSISTANT_MODEL || 'gpt-4o-mini',
+          timeoutMs: integer(env, 'ASSISTANT_TIMEOUT_MS', 20_000, 1000, 120_000),
+        }
+      : undefined,
+  };
+}

@@ -1,0 +1,130 @@
+import type { RequestHandler } from 'express';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
+import type { Logger } from 'pino';
+import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
+import type { Principal } from '../auth/tokens.js';
+import { OAuthError } from '../problems.js';
+import type { Services } from '../services/index.js';
+import { BEARER_SCHEME, BearerAuthError, bearerSecurityHandler, unauthorizedReply } from './auth.js';
+import { parseBody } from './body.js';
+import { errorToReply } from './errors.js';
+import { problemReply, sendReply, type Reply } from './reply.js';
+import { fieldErrors } from './validation.js';
+
+const TOKEN_OPERATION = 'issueToken';
+
+/**
+ * openapi-backend checks documents against the OpenAPI 3.0 schema and rejects valid 3.1 ones; `redocly lint`
+ * is the judge of the spec here, so the check is skipped.
+ */
+class OpenAPI31Backend extends OpenAPIBackend {
+  override validateDefinition() {
+    return this.definition;
+  }
+}
+
+function ajvFor2020(_ajv: unknown, options: object) {
+  const ajv = new Ajv2020.default({ ...options, strict: false, allErrors: true, validateFormats: true });
+  addFormats.default(ajv);
+  return ajv as never;
+}
+
+export interface ApiRequestState {
+  requestInfo: RequestInfo;
+  log: Logger;
+}
+
+export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry): Promise<RequestHandler> {
+  const { baseUrl } = services.config;
+  const api = new OpenAPI31Backend({
+    definition: structuredClone(document),
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    customizeAjv: ajvFor2020,
+    ajvOpts: { allErrors: true },
+  });
+
+  const operationHandlers = Object.fromEntries(
+    Object.entries(handlers).map(([operationId, handler]) => [
+      operationId,
+      async (context: Context, _req: unknown, state: ApiRequestState): Promise<Reply> => {
+        const security = context.security?.[BEARER_SCHEME] as Principal | undefined;
+        const principal = security && !('error' in security) ? security : null;
+        const result = await (handler as (c: unknown) => Promise<Reply>)({
+          body: context.request.requestBody,
+          path: context.request.params ?? {},
+          query: context.request.query ?? {},
+          principal,
+          request: state.requestInfo,
+          services,
+        });
+        return { ...result, contentType: 'application/json' };
+      },
+    ]),
+  );
+
+  api.register({
+    ...operationHandlers,
+    notFound: (context: Context) =>
+      problemReply('not-found', baseUrl, { detail: `There is no resource at ${context.request.path}.` }),
+    methodNotAllowed: (context: Context) => {
+      const allowed = api.router
+        .getOperations()
+        .filter((op: Operation) => new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`).test(context.request.path))
+        .map((op: Operation) => op.method.toUpperCase());
+      return problemReply('method-not-allowed', baseUrl, {
+        detail: `${context.request.method.toUpperCase()} is not allowed here; use ${allowed.join(', ')}.`,
+        headers: { Allow: allowed.join(', ') },
+      });
+    },
+    validationFail: (context: Context) => {
+      const errors = fieldErrors(context.validation.errors ?? []);
+      if (context.operation.operationId === TOKEN_OPERATION) {
+        throw new OAuthError('invalid_request', errors.map((e) => `${e.pointer || 'body'} ${e.detail}`).join('; '));
+      }
+      return problemReply('validation-error', baseUrl, {
+        detail: `The request has ${errors.length} invalid ${errors.length === 1 ? 'field' : 'fields'}.`,
+        extensions: { errors },
+      });
+    },
+    unauthorizedHandler: (context: Context) => {
+      const result = context.security?.[BEARER_SCHEME] as { error?: unknown } | undefined;
+      if (result?.error && !(result.error instanceof BearerAuthError)) throw result.error;
+      return unauthorizedReply(context, baseUrl);
+    },
+    notImplemented: () => problemReply('not-implemented', baseUrl, { detail: 'This operation is not available yet.' }),
+  });
+  api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens));
+  await api.init();
+
+  return async (req, res) => {
+    const state = (res.locals as { api: ApiRequestState }).api;
+    const instance = req.path;
+    let reply: Reply;
+    try {
+      const apiRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> };
+      let operation: Operation | undefined;
+      try {
+        operation = api.router.matchOperation(apiRequest, true);
+      } catch {
+        operation = undefined;
+      }
+      const body = operation ? parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation)) : undefined;
+      reply = (await api.handleRequest({ ...apiRequest, body }, req, state)) as Reply;
+    } catch (error) {
+      reply = errorToReply(error, baseUrl, state.log);
+    }
+    if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
+      reply.body = { ...(reply.body as object), instance, request_id: state.requestInfo.id };
+    }
+    sendReply(res, reply);
+  };
+}
+
+function declaredBody(operation: Operation) {
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  return { mediaTypes: Object.keys(content), isTokenEndpoint: operation.operationId === TOKEN_OPERATION };
+}

@@ -1,0 +1,82 @@
+import { createRequire } from 'node:module';
+import express, { type Router } from 'express';
+import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
+import { problemReply, sendReply } from './reply.js';
+
+const require = createRequire(import.meta.url);
+const swaggerUiDir: string = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+
+const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png', 'oauth2-redirect.html', 'oauth2-redirect.js']);
+
+/** Pages load nothing from elsewhere: every asset is served by the service itself. */
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
+code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;margin-top:1rem}a{color:#0b57d0}</style></head>
+<body>${body}</body></html>`;
+}
+
+const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+
+const DOCS_INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  tryItOutEnabled: true,
+  persistAuthorization: false,
+  displayRequestDuration: true,
+  validatorUrl: 'none',
+  oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html'
+});
+`;
+
+export function docsRouter(baseUrl: string): Router {
+  const router = express.Router();
+  const html = (res: express.Response, status: number, body: string) =>
+    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).send(body);
+
+  router.get('/docs', (_req, res) => html(res, 200, DOCS_HTML));
+  router.get('/docs/init.js', (_req, res) => {
+    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(DOCS_INIT);
+  });
+  router.get('/docs/assets/:file', (req, res, next) => {
+    if (!SWAGGER_ASSETS.has(req.params.file)) return next();
+    res.set('Content-Security-Policy', CSP);
+    res.sendFile(req.params.file, { root: swaggerUiDir, maxAge: '1d' });
+  });
+
+  router.get('/problems', (_req, res) => {
+    const items = Object.entries(problemTypes)
+      .map(([slug, t]) => `<dt><a href="/problems/${slug}">${escapeHtml(t.title)}</a> <code>${t.status}</code></dt><dd><code>${slug}</code></dd>`)
+      .join('');
+    html(res, 200, page('Problem types', `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these. <a href="/docs">API reference</a></p><dl>${items}</dl>`));
+  });
+  router.get('/problems/:slug', (req, res) => {
+    const slug = req.params.slug as ProblemSlug;
+    const declared = Object.hasOwn(problemTypes, slug) ? problemTypes[slug] : undefined;
+    if (!declared) {
+      sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no problem type "${req.params.slug}".`, instance: req.path }));
+      return;
+    }
+    html(
+      res,
+      200,
+      page(
+        declared.title,
+        `<p><a href="/problems">All problem types</a></p><h1>${escapeHtml(declared.title)}</h1>
+<p>HTTP status <code>${declared.status}</code> · type <code>${escapeHtml(`${baseUrl}/problems/${slug}`)}</code></p>
+<p>${escapeHtml(declared.description)}</p>`,
+      ),
+    );
+  });
+  return router;
+}

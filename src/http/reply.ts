@@ -1,0 +1,43 @@
+import type { Response } from 'express';
+import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  contentType?: string;
+}
+
+export function problemReply(
+  slug: ProblemSlug,
+  baseUrl: string,
+  options: { detail?: string; instance?: string; extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Reply {
+  const body = problemDocument(slug, baseUrl, options);
+  return { status: body.status, body, headers: options.headers, contentType: 'application/problem+json' };
+}
+
+/** RFC 6749 section 5.2 error: `application/json` (stock OAuth clients refuse other media types there) and a problem document too. */
+export function oauthErrorReply(error: OAuthError, baseUrl: string): Reply {
+  const problem = problemDocument(error.slug, baseUrl, { detail: error.description });
+  return {
+    status: problem.status,
+    body: { error: error.code, error_description: error.description, type: problem.type, title: problem.title, status: problem.status },
+    headers: {
+      'Cache-Control': 'no-store',
+      ...(error.code === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="oauth", charset="UTF-8"' } : {}),
+    },
+    contentType: 'application/json',
+  };
+}
+
+export function sendReply(res: Response, reply: Reply): void {
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
+  res.end(JSON.stringify(reply.body));
+}

@@ -1,0 +1,57 @@
+import type { ErrorObject } from 'ajv';
+
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * openapi-backend validates one synthetic object {path, query, headers, requestBody}. Body errors point into the
+ * body itself (`/capital`); parameter errors keep their location (`/query/limit`, `/path/id`, `/headers/x-...`).
+ */
+function pointerOf(error: ErrorObject): string {
+  let pointer = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') pointer += `/${escapePointer(params.missingProperty)}`;
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    pointer += `/${escapePointer(params.additionalProperty)}`;
+  }
+  if (pointer.startsWith('/requestBody')) return pointer.slice('/requestBody'.length) || '';
+  return pointer;
+}
+
+function detailOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return error.instancePath === '' && params.missingProperty === 'requestBody' ? 'a request body is required' : 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(params.allowedValue)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+export function fieldErrors(errors: ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    // oneOf/anyOf report their branches' errors too; the branch errors are the useful ones.
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
+    const item = { pointer: pointerOf(error), detail: detailOf(error) };
+    const key = `${item.pointer}\u0000${item.detail}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(item);
+    }
+  }
+  return out;
+}

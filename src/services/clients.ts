@@ -1,0 +1,143 @@
+import bcrypt from 'bcrypt';
+import type { Kysely } from 'kysely';
+import type { ApiClient, Database } from '../../db/schema.js';
+import { SCOPES, type ClientStatusSource } from '../auth/tokens.js';
+import { newId, newSecret } from '../ids.js';
+import { ensureAccount } from './accounts.js';
+
+export class ClientInputError extends Error {
+  override name = 'ClientInputError';
+}
+
+export interface ClientView {
+  client_id: string;
+  account_id: string;
+  name: string;
+  scopes: string[];
+  created_at: string;
+  rotated_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ClientWithSecret extends ClientView {
+  client_secret: string;
+}
+
+function view(row: ApiClient): ClientView {
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    client_id: row.client_id,
+    account_id: row.account_id,
+    name: row.name,
+    scopes: row.scopes.split(' '),
+    created_at: new Date(row.created_at).toISOString(),
+    rotated_at: iso(row.rotated_at),
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+export function parseScopes(raw: string): string[] {
+  const scopes = [...new Set(raw.split(/[\s,]+/).filter(Boolean))];
+  if (scopes.length === 0) throw new ClientInputError(`choose at least one scope of: ${SCOPES.join(', ')}`);
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new ClientInputError(`unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
+  return scopes;
+}
+
+/**
+ * API clients: client credentials owned by an account. Only bcrypt hashes of secrets are stored. The generation
+ * bumps on rotation and revocation; tokens carry the generation they were issued under, so both invalidate every
+ * outstanding token: at once on this instance, and within `statusCacheMs` on the others.
+ */
+export class ClientService implements ClientStatusSource {
+  private readonly statusCache = new Map<string, { generation: number | null; until: number }>();
+  // A real hash to compare against when the client id is unknown, so both cases cost the same time.
+  private readonly dummyHash: string;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly bcryptCost: number,
+    private readonly statusCacheMs: number,
+  ) {
+    this.dummyHash = bcrypt.hashSync('not-a-secret', bcryptCost);
+  }
+
+  async create(input: { accountEmail: string; scopes: string[]; name?: string }): Promise<ClientWithSecret> {
+    const account = await ensureAccount(this.db, input.accountEmail);
+    const secret = newSecret('ias_secret');
+    const row = await this.db
+      .insertInto('api_clients')
+      .values({
+        client_id: newId('ias_client'),
+        account_id: account.id,
+        name: input.name?.trim() || 'API client',
+        scopes: parseScopes(input.scopes.join(' ')).join(' '),
+        secret_hash: await bcrypt.hash(secret, this.bcryptCost),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...view(row), client_secret: secret };
+  }
+
+  async list(accountEmail: string): Promise<ClientView[]> {
+    const rows = await this.db
+      .selectFrom('api_clients')
+      .innerJoin('accounts', 'accounts.id', 'api_clients.account_id')
+      .selectAll('api_clients')
+      .where('accounts.email', '=', accountEmail.trim().toLowerCase())
+      .orderBy('api_clients.created_at')
+      .execute();
+    return rows.map(view);
+  }
+
+  async rotate(clientId: string): Promise<ClientWithSecret | null> {
+    const secret = newSecret('ias_secret');
+    const secretHash = await bcrypt.hash(secret, this.bcryptCost);
+    const row = await this.db
+      .updateTable('api_clients')
+      .set((eb) => ({ secret_hash: secretHash, generation: eb('generation', '+', 1), rotated_at: new Date() }))
+      .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    this.statusCache.delete(clientId);
+    return row ? { ...view(row), client_secret: secret } : null;
+  }
+
+  async revoke(clientId: string): Promise<ClientView | null> {
+    const row = await this.db
+      .updateTable('api_clients')
+      .set((eb) => ({ generation: eb('generation', '+', 1), revoked_at: new Date() }))
+      .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    this.statusCache.delete(clientId);
+    return row ? view(row) : null;
+  }
+
+  /** The live client for these credentials, or null; never says which part was wrong. */
+  async authenticate(clientId: string, secret: string): Promise<ApiClient | null> {
+    const row = await this.db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+    const matches = await bcrypt.compare(secret, row?.secret_hash ?? this.dummyHash);
+    if (!row || !matches || row.revoked_at) return null;
+    await this.db.updateTable('api_clients').set({ last_used_at: new Date() }).where('client_id', '=', clientId).execute();
+    return row;
+  }
+
+  async currentGeneration(clientId: string): Promise<number | null> {
+    const now = Date.now();
+    const cached = this.statusCache.get(clientId);
+    if (cached && cached.until > now) return cached.generation;
+    const row = await this.db
+      .selectFrom('api_clients')
+      .select(['generation', 'revoked_at'])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    const generation = row && !row.revoked_at ? row.generation : null;
+    this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
+    return generation;
+  }
+}

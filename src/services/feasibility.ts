@@ -1,0 +1,301 @@
+// Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
+import { getMarket, supportedMarkets } from './markets.js';
+import { normalCdf, normalQuantile } from './normal.js';
+
+export interface FeasibilityInput {
+  capital: number;
+  target: number;
+  horizon_years: number;
+  market: string;
+  monthly_contribution?: number;
+  confidence?: number;
+  assumptions?: { expected_return: number; volatility: number };
+}
+
+export interface FeasibilityAssumptions {
+  market: string;
+  expected_return: number;
+  volatility: number;
+  model: 'lognormal';
+  source: 'market' | 'request';
+  reference: string;
+}
+
+export interface CapitalNeededSuggestion { kind: 'capital_needed'; capital: number; probability: number }
+export interface HorizonNeededSuggestion {
+  kind: 'horizon_needed'; attainable: boolean; horizon_years: number | null; probability: number | null;
+}
+export interface TargetReachableSuggestion { kind: 'target_reachable'; target: number; probability: number }
+export interface MonthlyContributionNeededSuggestion {
+  kind: 'monthly_contribution_needed'; monthly_contribution: number; probability: number;
+}
+export type FeasibilitySuggestion =
+  | CapitalNeededSuggestion
+  | HorizonNeededSuggestion
+  | TargetReachableSuggestion
+  | MonthlyContributionNeededSuggestion;
+
+export interface FeasibilityResult {
+  required_growth_rate: number | null;
+  probability: number;
+  currency: string;
+  confidence: number;
+  assumptions: FeasibilityAssumptions;
+  suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, MonthlyContributionNeededSuggestion];
+}
+
+export class UnsupportedMarketError extends Error {
+  override readonly name = 'UnsupportedMarketError';
+  readonly market: string;
+  readonly supported: string[];
+  constructor(market: string, supported: string[]) {
+    super(`Market ${market} is not supported; supported markets: ${supported.join(', ')}`);
+    this.market = market;
+    this.supported = supported;
+  }
+}
+
+export const DEFAULT_CONFIDENCE = 0.8;
+export const MAX_HORIZON_YEARS = 100;
+export const MAX_MONTHLY_CONTRIBUTION = 1e9;
+const HORIZON_DECIMALS = 2;
+/** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
+const DETERMINISTIC_TOLERANCE = 1e-12;
+
+/** Annual log-return N(m, s²) of a lognormal with arithmetic mean μ and standard deviation σ. */
+interface LogModel { m: number; s2: number }
+
+function logModel(mu: number, sigma: number): LogModel {
+  const s2 = Math.log1p((sigma / (1 + mu)) ** 2);
+  return { m: Math.log1p(mu) - s2 / 2, s2 };
+}
+
+/** ln(wealth) ~ N(nu, tau2); nu = −∞ means wealth is surely 0. */
+interface WealthLaw { nu: number; tau2: number }
+
+/**
+ * Exact mean and squared coefficient of variation (cv² = variance/mean², which stays in range where the raw
+ * second moment would overflow) of wealth month by month: W' = W·G + c with G independent, ln G ~ N(m/12, s²/12),
+ * gives E[W'] = E[W]·E[G] + c and cv²' = (cv²·e^(s²/12) + e^(s²/12) − 1)·(E[W]·E[G]/E[W'])².
+ * Contributions stop after floor(12T) months; the leftover fraction of a year only grows.
+ */
+class WealthMoments {
+  mean: number;
+  cv2 = 0;
+  months = 0;
+  private readonly monthly: number;
+  private readonly model: LogModel;
+  private readonly monthGrowth: number;
+  private readonly monthCv2Growth: number;
+  private readonly monthCv2Add: number;
+
+  constructor(capital: number, monthly: number, model: LogModel) {
+    this.mean = capital;
+    this.monthly = monthly;
+    this.model = model;
+    this.monthGrowth = Math.exp(model.m / 12 + model.s2 / 24);
+    this.monthCv2Growth = Math.exp(model.s2 / 12);
+    this.monthCv2Add = Math.expm1(model.s2 / 12);
+  }
+
+  advanceTo(months: number): void {
+    for (; this.months < months; this.months++) {
+      const grown = this.mean * this.monthGrowth;
+      const share = grown / (grown + this.monthly);
+      this.cv2 = (this.cv2 * this.monthCv2Growth + this.monthCv2Add) * share * share;
+      this.mean = grown + this.monthly;
+    }
+  }
+
+  /** The lognormal with the same first two moments as wealth after a further `fraction` of a year without contributions. */
+  lawAfter(fraction: number): WealthLaw {
+    const { m, s2 } = this.model;
+    if (this.mean <= 0) return { nu: -Infinity, tau2: 0 };
+    const cv2 = this.cv2 * Math.exp(s2 * fraction) + Math.expm1(s2 * fraction);
+    const tau2 = Math.log1p(cv2);
+    return { nu: Math.log(this.mean) + (m + s2 / 2) * fraction - tau2 / 2, tau2 };
+  }
+}
+
+function wholeMonths(years: number): number {
+  return Math.floor(12 * years + 1e-9);
+}
+
+function wealthLaw(capital: number, monthly: number, years: number, model: LogModel): WealthLaw {
+  if (monthly <= 0) {
+    // Closed form: ln W_T = ln C + mT + s√T·Z (the moment-matched law below reduces to this when monthly = 0).
+    return { nu: Math.log(capital) + model.m * years, tau2: model.s2 * years };
+  }
+  const wealth = new WealthMoments(capital, monthly, model);
+  const months = wholeMonths(years);
+  wealth.advanceTo(months);
+  return wealth.lawAfter(Math.max(0, years - months / 12));
+}
+
+function probabilityFromLaw(law: WealthLaw, target: number): number {
+  if (target <= 0) return 1;
+  if (law.nu === -Infinity) return 0;
+  const margin = law.nu - Math.log(target);
+  if (law.tau2 <= 0) return margin >= -DETERMINISTIC_TOLERANCE ? 1 : 0;
+  return normalCdf(margin / Math.sqrt(law.tau2));
+}
+
+interface Scenario { capital: number; target: number; years: number; monthly: number; model: LogModel }
+
+function probability(s: Scenario): number {
+  return probabilityFromLaw(wealthLaw(s.capital, s.monthly, s.years, s.model), s.target);
+}
+
+/** Rounds to `decimals`, ignoring binary noise (12.34 * 100 = 1234.0000000000002 stays 12.34). */
+function roundTo(x: number, decimals: number, direction: 'up' | 'down'): number {
+  const factor = 10 ** decimals;
+  const scaled = x * factor;
+  const nearest = Math.round(scaled);
+  if (Math.abs(scaled - nearest) <= 8 * Number.EPSILON * Math.max(1, Math.abs(scaled))) return nearest / factor;
+  return (direction === 'up' ? Math.ceil(scaled) : Math.floor(scaled)) / factor;
+}
+
+/**
+ * Rounds `x` in `direction` and recomputes the probability for the rounded value; if rounding noise left it below
+ * the confidence, moves one more unit (a few times at most).
+ */
+function roundedWithProbability(
+  x: number, decimals: number, direction: 'up' | 'down', q: number, prob: (v: number) => number, limit: number,
+): { value: number; probability: number } {
+  const unit = 10 ** -decimals;
+  let value = Math.max(0, Math.min(limit, roundTo(x, decimals, direction)));
+  let p = prob(value);
+  for (let i = 0; i < 3 && p < q; i++) {
+    const next = roundTo(direction === 'up' ? value + unit : value - unit, decimals, direction);
+    if (next < 0 || next > limit || next === value) break;
+    value = next;
+    p = prob(value);
+  }
+  return { value, probability: p };
+}
+
+/** Smallest x in [0, hi] with increasing(x) ≥ q, to well below one rounding unit, given increasing(hi) ≥ q. */
+function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number): number {
+  let lo = 0;
+  for (let i = 0; i < 300 && hi - lo > resolution && hi - lo > hi * 1e-15; i++) {
+    const mid = lo + (hi - lo) / 2;
+    if (increasing(mid) >= q) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): CapitalNeededSuggestion {
+  const prob = (capital: number) => probability({ ...s, capital });
+  const { m, s2 } = s.model;
+  // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
+  let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
+  if (s.monthly > 0) {
+    estimate = Math.max(estimate, 10 ** -decimals);
+    if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0) };
+    for (let i = 0; i < 2000 && prob(estimate) < q && Number.isFinite(estimate * 2); i++) estimate *= 2;
+    estimate = bisect(prob, q, estimate, 0.01 * 10 ** -decimals);
+  }
+  const { value, probability: p } = roundedWithProbability(estimate, decimals, 'up', q, prob, Number.MAX_VALUE);
+  return { kind: 'capital_needed', capital: value, probability: p };
+}
+
+function unattainable(): HorizonNeededSuggestion {
+  return { kind: 'horizon_needed', attainable: false, horizon_years: null, probability: null };
+}
+
+function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggestion {
+  if (s.target <= s.capital) return { kind: 'horizon_needed', attainable: true, horizon_years: 0, probability: 1 };
+  const prob = (years: number) => probability({ ...s, years });
+  if (s.monthly > 0) return searchHorizon(s, q, prob);
+  const { m, s2 } = s.model;
+  if (s.capital <= 0 || m <= 0) return unattainable();
+  // With x = √T and L = ln(K/C) > 0: P ≥ q ⇔ m·x² − z·s·x − L ≥ 0, so x is at least the positive root.
+  const zs = z * Math.sqrt(s2);
+  const root = (zs + Math.sqrt(zs * zs + 4 * m * (Math.log(s.target) - Math.log(s.capital)))) / (2 * m);
+  const years = root * root;
+  if (!(years <= MAX_HORIZON_YEARS)) return unattainable();
+  const { value, probability: p } = roundedWithProbability(years, HORIZON_DECIMALS, 'up', q, prob, MAX_HORIZON_YEARS);
+  if (p < q) return unattainable();
+  return { kind: 'horizon_needed', attainable: true, horizon_years: value, probability: p };
+}
+
+/** First horizon on the 0.01-year grid in (0, 100] whose probability reaches q (P need not be monotone in T). */
+function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
+  const wealth = new WealthMoments(s.capital, s.monthly, s.model);
+  const steps = MAX_HORIZON_YEARS * 10 ** HORIZON_DECIMALS;
+  for (let j = 1; j <= steps; j++) {
+    const years = j / 10 ** HORIZON_DECIMALS;
+    const months = wholeMonths(years);
+    wealth.advanceTo(months);
+    if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) < q) continue;
+    const p = prob(years);
+    if (p >= q) return { kind: 'horizon_needed', attainable: true, horizon_years: years, probability: p };
+  }
+  return unattainable();
+}
+
+function targetReachable(s: Scenario, z: number, decimals: number, q: number): TargetReachableSuggestion {
+  const prob = (target: number) => probability({ ...s, target });
+  // P(W ≥ K) = Φ((ν − ln K)/τ) ≥ q ⇔ K ≤ exp(ν − zτ); without contributions this is C·exp(mT − z·s·√T).
+  const law = wealthLaw(s.capital, s.monthly, s.years, s.model);
+  const reachable = law.nu === -Infinity ? 0 : Math.exp(law.nu - z * Math.sqrt(law.tau2));
+  const { value, probability: p } = roundedWithProbability(reachable, decimals, 'down', q, prob, Number.MAX_VALUE);
+  return { kind: 'target_reachable', target: value, probability: p };
+}
+
+function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
+  const prob = (monthly: number) => probability({ ...s, monthly });
+  let monthly = 0;
+  if (prob(0) < q) {
+    if (prob(MAX_MONTHLY_CONTRIBUTION) < q) monthly = MAX_MONTHLY_CONTRIBUTION;
+    else monthly = bisect(prob, q, MAX_MONTHLY_CONTRIBUTION, 0.01 * 10 ** -decimals);
+  }
+  const { value, probability: p } = roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
+  return { kind: 'monthly_contribution_needed', monthly_contribution: value, probability: p };
+}
+
+function requiredGrowthRate(capital: number, target: number, years: number): number | null {
+  if (capital <= 0) return null;
+  const rate = Math.expm1((Math.log(target) - Math.log(capital)) / years);
+  // Not representable (e.g. 0.01 → 1e12 in 0.01 years overflows a double): no finite answer to give.
+  return Number.isFinite(rate) ? rate : null;
+}
+
+/** Pure computation; the request's bounds are validated before this is called. */
+export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
+  const market = getMarket(input.market);
+  if (!market) throw new UnsupportedMarketError(input.market, supportedMarkets());
+  const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
+  const expectedReturn = input.assumptions?.expected_return ?? market.expected_return;
+  const volatility = input.assumptions?.volatility ?? market.volatility;
+  const s: Scenario = {
+    capital: input.capital,
+    target: input.target,
+    years: input.horizon_years,
+    monthly: input.monthly_contribution ?? 0,
+    model: logModel(expectedReturn, volatility),
+  };
+  const z = normalQuantile(confidence);
+  const decimals = market.currency_minor_units;
+  return {
+    required_growth_rate: requiredGrowthRate(s.capital, s.target, s.years),
+    probability: probability(s),
+    currency: market.currency,
+    confidence,
+    assumptions: {
+      market: market.code,
+      expected_return: expectedReturn,
+      volatility,
+      model: 'lognormal',
+      source: input.assumptions ? 'request' : 'market',
+      reference: input.assumptions ? 'supplied by the caller' : market.reference,
+    },
+    suggestions: [
+      capitalNeeded(s, z, decimals, confidence),
+      horizonNeeded(s, z, confidence),
+      targetReachable(s, z, decimals, confidence),
+      contributionNeeded(s, decimals, confidence),
+    ],
+  };
+}

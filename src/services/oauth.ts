@@ -1,0 +1,74 @@
+import { SCOPES } from '../auth/tokens.js';
+import { OAuthError } from '../problems.js';
+import type { Services } from './index.js';
+
+export interface TokenRequestForm {
+  grant_type?: string;
+  scope?: string;
+  client_id?: string;
+  client_secret?: string;
+}
+
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+  if (!header) return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be "client_id:client_secret"');
+  // RFC 6749 section 2.3.1: both parts are form-urlencoded before base64.
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+  } catch {
+    throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded');
+  }
+}
+
+/** RFC 6749 section 4.4 with OAuth 2.1 client authentication: HTTP Basic or client_secret_post, never both. */
+export async function issueClientCredentialsToken(services: Services, form: TokenRequestForm, authorization: string | undefined) {
+  const basic = basicCredentials(authorization);
+  const posted = form.client_id !== undefined || form.client_secret !== undefined;
+  if (basic && posted) throw new OAuthError('invalid_request', 'authenticate with HTTP Basic or with client_id and client_secret in the body, not both');
+  if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required');
+  const credentials = basic ?? (posted ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null);
+  if (!credentials || !credentials.id || !credentials.secret) {
+    throw new OAuthError('invalid_client', 'client authentication is required (HTTP Basic or client_secret_post)');
+  }
+  const client = await services.clients.authenticate(credentials.id, credentials.secret);
+  if (!client) throw new OAuthError('invalid_client', 'the client is unknown, revoked, or the secret is wrong');
+  if (form.grant_type !== 'client_credentials') {
+    throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials`);
+  }
+  const allowed = client.scopes.split(' ');
+  const requested = form.scope === undefined ? allowed : [...new Set(form.scope.split(' ').filter(Boolean))];
+  if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');
+  const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
+  const beyond = requested.filter((s) => !allowed.includes(s));
+  if (beyond.length > 0) throw new OAuthError('invalid_scope', `this client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}`);
+  return services.tokens.issue(client, requested);
+}
+
+export function authorizationServerMetadata(baseUrl: string) {
+  return {
+    issuer: baseUrl,
+    token_endpoint: `${baseUrl}/oauth/token`,
+    jwks_uri: `${baseUrl}/.well-known/jwks.json`,
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    response_types_supported: [],
+    scopes_supported: [...SCOPES],
+    service_documentation: `${baseUrl}/docs`,
+  };
+}
+
+export function protectedResourceMetadata(baseUrl: string, resourceSigningAlg: string) {
+  return {
+    resource: baseUrl,
+    authorization_servers: [baseUrl],
+    scopes_supported: [...SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${baseUrl}/docs`,
+    resource_signing_alg_values_supported: [resourceSigningAlg],
+  };
+}

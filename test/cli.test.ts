@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { openDatabase } from '../db/connect.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const execFileAsync = promisify(execFile);
+
+async function cli(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await execFileAsync('node_modules/.bin/tsx', ['scripts/cli.ts', ...args], { env: { ...process.env, BCRYPT_COST: '4', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('operator CLI', () => {
+  let server: TestServer;
+
+  before(async function () {
+    server = await startTestServer();
+    if (!server.database.url) this.skip();
+  });
+  after(() => server?.close());
+
+  const tokenFor = (id: string, secret: string) =>
+    server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: id, client_secret: secret } });
+
+  it('creates, lists, rotates and revokes clients in the database of the running server', async () => {
+    const env = { DATABASE_URL: server.database.url! };
+    const created = await cli(['client', 'create', '--account', 'ops@example.com', '--scopes', 'read trade', '--name', 'Robo', '--json'], env);
+    expect(created.code, created.stderr).to.equal(0);
+    const client = JSON.parse(created.stdout);
+    expect(client).to.include({ name: 'Robo' });
+    expect(client.scopes).to.deep.equal(['read', 'trade']);
+    const first = await tokenFor(client.client_id, client.client_secret);
+    expect(first.status).to.equal(200);
+
+    const listed = JSON.parse((await cli(['client', 'list', '--account', 'ops@example.com', '--json'], env)).stdout);
+    expect(listed.map((c: { client_id: string }) => c.client_id)).to.deep.equal([client.client_id]);
+    expect(listed[0]).to.not.have.property('client_secret');
+
+    const rotated = JSON.parse((await cli(['client', 'rotate', client.client_id, '--json'], env)).stdout);
+    expect(rotated.client_secret).to.not.equal(client.client_secret);
+    expect((await tokenFor(client.client_id, client.client_secret)).status).to.equal(401);
+    expect((await tokenFor(client.client_id, rotated.client_secret)).status).to.equal(200);
+
+    expect((await cli(['client', 'revoke', client.client_id], env)).code).to.equal(0);
+    expect((await tokenFor(client.client_id, rotated.client_secret)).status).to.equal(401);
+    expect((await cli(['client', 'revoke', client.client_id], env)).code).to.equal(1);
+  });
+
+  it('explains bad input without a stack trace', async () => {
+    const env = { DATABASE_URL: server.database.url! };
+    const badScope = await cli(['client', 'create', '--account', 'ops@example.com', '--scopes', 'admin'], env);
+    expect(badScope.code).to.equal(1);
+    expect(badScope.stderr).to.include('unknown scope admin');
+    const unknown = await cli(['frobnicate'], env);
+    expect(unknown.code).to.equal(64);
+    expect(unknown.stderr).to.include('client create --account EMAIL');
+  });
+});
+
+describe('operator CLI on the embedded database', () => {
+  it('says clearly why it cannot open a data directory a running server holds, and what to do', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ias-cli-'));
+    const db = await openDatabase({ dataDir });
+    try {
+      const result = await cli(['client', 'list', '--account', 'a@example.com'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include(`open in another process (pid ${process.pid})`);
+      expect(result.stderr).to.include('DATABASE_URL');
+    } finally {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

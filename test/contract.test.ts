@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { handlers } from '../handlers/index.js';
+import { problemTypes } from '../generated/problem-types.js';
+import { loadDocument } from '../src/document.js';
+
+const document = loadDocument() as any;
+const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+  Object.entries(item)
+    .filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
+    .map(([, operation]) => operation),
+);
+
+function resolve(node: any): any {
+  if (!node?.$ref) return node;
+  return resolve(node.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], document));
+}
+
+describe('the contract and the code agree', () => {
+  it('every operationId has a handler and every handler an operation', () => {
+    const operationIds = operations.map((op) => op.operationId).sort();
+    expect(Object.keys(handlers).sort()).to.deep.equal(operationIds);
+  });
+
+  it('every error response names declared problem types whose status is its own', () => {
+    for (const operation of operations) {
+      for (const [status, ref] of Object.entries(operation.responses as Record<string, any>)) {
+        if (Number(status) < 400) continue;
+        const response = resolve(ref);
+        const mediaTypes = Object.keys(response.content ?? {});
+        // /readyz answers 503 with its Readiness document, not a problem.
+        if (!mediaTypes.includes('application/problem+json') && operation.operationId === 'getReadiness') continue;
+        const slugs: string[] = response['x-problem-types'] ?? [];
+        expect(slugs, `${operation.operationId} ${status}`).to.not.be.empty;
+        for (const slug of slugs) {
+          expect(problemTypes, `${operation.operationId} ${status}: ${slug}`).to.have.property(slug);
+          expect((problemTypes as any)[slug].status, `${operation.operationId} ${status}: ${slug}`).to.equal(Number(status));
+        }
+      }
+    }
+  });
+
+  it('every POST takes an Idempotency-Key header', () => {
+    for (const [path, item] of Object.entries(document.paths as Record<string, any>)) {
+      if (!item.post) continue;
+      const names = (item.post.parameters ?? []).map((p: any) => resolve(p)).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      expect(names, path).to.include('Idempotency-Key');
+    }
+  });
+
+  it('every operation declares its security, with scopes drawn from the OAuth2 scheme', () => {
+    const scopes = Object.keys(document.components.securitySchemes.OAuth2.flows.clientCredentials.scopes);
+    for (const operation of operations) {
+      expect(operation.security, operation.operationId).to.be.an('array');
+      for (const requirement of operation.security) for (const scope of requirement.OAuth2 ?? []) expect(scopes).to.include(scope);
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** Φ by Simpson integration of the density: independent of the service's rational approximation. */
+function phi(x: number): number {
+  if (x < -12) return 0;
+  const a = -12;
+  const n = 20000;
+  const h = (x - a) / n;
+  const f = (t: number) => Math.exp((-t * t) / 2) / Math.sqrt(2 * Math.PI);
+  let sum = f(a) + f(x);
+  for (let i = 1; i < n; i++) sum += f(a + i * h) * (i % 2 ? 4 : 2);
+  return (sum * h) / 3;
+}
+
+function closedForm(capital: number, target: number, years: number, mu: number, sigma: number): number {
+  const s2 = Math.log(1 + sigma ** 2 / (1 + mu) ** 2);
+  const m = Math.log(1 + mu) - s2 / 2;
+  return phi((Math.log(capital / target) + m * years) / Math.sqrt(s2 * years));
+}
+
+describe('POST /v1/goals/feasibility', () => {
+  let server: TestServer;
+  let token: string;
+  const path = '/v1/goals/feasibility';
+
+  before(async () => {
+    server = await startTestServer();
+    token = await server.token(['read']);
+  });
+  after(() => server.close());
+
+  const evaluate = (body: Record<string, unknown>) => server.api.post(path, { token, json: body });
+
+  it('matches the lognormal closed form to 1e-6 for the assumptions it returns', async () => {
+    for (const goal of [
+      { capital: 10000, target: 25000, horizon_years: 10, market: 'US' },
+      { capital: 50000, target: 60000, horizon_years: 3.5, market: 'DE' },
+      { capital: 1000, target: 1e6, horizon_years: 40, market: 'JP' },
+    ]) {
+      const response = await evaluate(goal);
+      expect(response.status).to.equal(200);
+      const { expected_return, volatility, model, market } = response.body.assumptions;
+      expect(model).to.equal('lognormal');
+      expect(market).to.equal(goal.market);
+      expect(response.body.probability).to.be.closeTo(closedForm(goal.capital, goal.target, goal.horizon_years, expected_return, volatility), 1e-6);
+      expect(response.body.required_growth_rate).to.be.closeTo((goal.target / goal.capital) ** (1 / goal.horizon_years) - 1, 1e-12);
+    }
+  });
+
+  it('uses the caller’s assumptions when given, and says so', async () => {
+    const response = await evaluate({ capital: 10000, target: 20000, horizon_years: 12, market: 'US', assumptions: { expected_return: 0.05, volatility: 0.1 } });
+    expect(response.body.assumptions).to.include({ expected_return: 0.05, volatility: 0.1, source: 'request' });
+    expect(response.body.probability).to.be.closeTo(closedForm(10000, 20000, 12, 0.05, 0.1), 1e-6);
+  });
+
+  it('gives suggestions that, fed back in, reach the stated probabilities at the requested confidence', async () => {
+    const goal = { capital: 20000, target: 100000, horizon_years: 15, market: 'US', monthly_contribution: 100, confidence: 0.9 };
+    const { body } = await evaluate(goal);
+    const byKind = Object.fromEntries(body.suggestions.map((s: any) => [s.kind, s]));
+    expect(Object.keys(byKind)).to.have.members(['capital_needed', 'horizon_needed', 'target_reachable', 'monthly_contribution_needed']);
+    const feedBack = [
+      [{ ...goal, capital: byKind.capital_needed.capital }, byKind.capital_needed.probability],
+      [{ ...goal, horizon_years: byKind.horizon_needed.horizon_years }, byKind.horizon_needed.probability],
+      [{ ...goal, target: byKind.target_reachable.target }, byKind.target_reachable.probability],
+      [{ ...goal, monthly_contribution: byKind.monthly_contribution_needed.monthly_contribution }, byKind.monthly_contribution_needed.probability],
+    ] as const;
+    for (const [input, stated] of feedBack) {
+      expect(stated).to.be.at.least(0.9 - 1e-9);
+      const again = await evaluate(input);
+      expect(again.body.probability, JSON.stringify(input)).to.equal(stated);
+    }
+  });
+
+  it('defines the edge cases: capital 0, target already met, zero volatility, drift that cannot get there', async () => {
+    const zero = (await evaluate({ capital: 0, target: 1000, horizon_years: 5, market: 'US' })).body;
+    expect(zero.required_growth_rate).to.equal(null);
+    expect(zero.probability).to.equal(0);
+    const met = (await evaluate({ capital: 2000, target: 1000, horizon_years: 5, market: 'US' })).body;
+    expect(met.required_growth_rate).to.be.below(0);
+    expect(met.suggestions.find((s: any) => s.kind === 'horizon_needed')).to.include({ attainable: true, horizon_years: 0 });
+    const certain = (await evaluate({ capital: 1000, target: 1500, horizon_years: 10, market: 'US', assumptions: { expected_return: 0.05, volatility: 0 } })).body;
+    expect(certain.probability).to.equal(1);
+    const falling = (await evaluate({ capital: 1000, target: 5000, horizon_years: 10, market: 'US', assumptions: { expected_return: -0.02, volatility: 0.2 } })).body;
+    expect(falling.suggestions.find((s: any) => s.kind === 'horizon_needed')).to.deep.include({ attainable: false, horizon_years: null });
+    const extreme = await evaluate({ capital: 1e12, target: 1e12, horizon_years: 100, market: 'US', monthly_contribution: 1e9, assumptions: { expected_return: 1, volatility: 2 } });
+    expect(extreme.status).to.equal(200);
+  });
+
+  it('answers an unsupported market with 422 listing the supported ones', async () => {
+    const response = await evaluate({ capital: 1, target: 2, horizon_years: 1, market: 'ZZ' });
+    expect(response.status).to.equal(422);
+    expect(response.body.type).to.equal(`${server.url}/problems/unsupported-market`);
+    expect(response.body.supported_markets).to.include.members(['US', 'CA', 'GB', 'DE', 'JP', 'AU']);
+  });
+
+  it('refuses values beyond the documented bounds', async () => {
+    const response = await evaluate({ capital: 1e13, target: 2, horizon_years: 1000, market: 'US', confidence: 1 });
+    expect(response.status).to.equal(400);
+    expect(response.body.errors.map((e: any) => e.pointer)).to.include.members(['/capital', '/horizon_years', '/confidence']);
+  });
+
+  it('requires the read scope', async () => {
+    const response = await server.api.post(path, { token: await server.token(['trade']), json: { capital: 1, target: 2, horizon_years: 1, market: 'US' } });
+    expect(response.status).to.equal(403);
+  });
+});

@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+describe('request hygiene and problem details', () => {
+  let server: TestServer;
+  let token: string;
+  const feasibility = '/v1/goals/feasibility';
+  const goal = { capital: 10000, target: 20000, horizon_years: 10, market: 'US' };
+
+  before(async () => {
+    server = await startTestServer({ BODY_LIMIT_BYTES: '2048' });
+    token = await server.token(['read']);
+  });
+  after(() => server.close());
+
+  function expectProblem(response: { status: number; headers: Headers; body: any; text: string }, status: number, slug: string) {
+    expect(response.status, JSON.stringify(response.body)).to.equal(status);
+    expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(response.body.type).to.equal(`${server.url}/problems/${slug}`);
+    expect(response.body.status).to.equal(status);
+    expect(response.body.title).to.be.a('string').and.not.empty;
+    expect(response.text).to.not.match(/\bat .*\.(ts|js):\d+/);
+  }
+
+  it('answers malformed JSON with 400 malformed-request', async () => {
+    const response = await server.api.post(feasibility, { token, body: '{"capital": 1,', headers: { 'content-type': 'application/json' } });
+    expectProblem(response, 400, 'malformed-request');
+  });
+
+  it('answers a body in an undeclared media type with 415', async () => {
+    const response = await server.api.post(feasibility, { token, body: 'capital=1', headers: { 'content-type': 'text/plain' } });
+    expectProblem(response, 415, 'unsupported-media-type');
+  });
+
+  it('answers a body over the size limit with 413', async () => {
+    const response = await server.api.post(feasibility, { token, json: { ...goal, market: 'x'.repeat(4096) } });
+    expectProblem(response, 413, 'payload-too-large');
+  });
+
+  it('answers an unknown path with 404 and a wrong method with 405 naming the allowed ones', async () => {
+    expectProblem(await server.api.get('/v1/nothing-here', { token }), 404, 'not-found');
+    const wrongMethod = await server.api.request('DELETE', feasibility, { token });
+    expectProblem(wrongMethod, 405, 'method-not-allowed');
+    expect(wrongMethod.headers.get('allow')).to.equal('POST');
+  });
+
+  it('lists every failing field of an invalid request with a JSON pointer', async () => {
+    const response = await server.api.post(feasibility, { token, json: { capital: -1, horizon_years: 'ten', market: 'US', surprise: true } });
+    expectProblem(response, 400, 'validation-error');
+    const pointers = response.body.errors.map((e: { pointer: string }) => e.pointer);
+    expect(pointers).to.include.members(['/capital', '/target', '/horizon_years', '/surprise']);
+    for (const error of response.body.errors) expect(error.detail).to.be.a('string').and.not.empty;
+  });
+
+  it('points at query parameters in their own location', async () => {
+    const response = await server.api.get('/v1/orders?limit=0', { token });
+    expect(response.status).to.be.oneOf([400, 501]);
+    if (response.status === 400) expect(response.body.errors[0].pointer).to.equal('/query/limit');
+  });
+
+  it('echoes a given X-Request-Id, makes one up otherwise, and puts it in problems', async () => {
+    const given = await server.api.get('/healthz', { headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers.get('x-request-id')).to.equal('trace-123');
+    const made = await server.api.get('/v1/nothing', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect(made.body.request_id).to.equal(made.headers.get('x-request-id'));
+  });
+
+  it('never sends X-Powered-By', async () => {
+    const response = await server.api.get('/healthz');
+    expect(response.headers.has('x-powered-by')).to.equal(false);
+  });
+
+  it('documents every problem type at its type URI', async () => {
+    const problem = await server.api.get('/v1/nothing');
+    const page = await fetch(problem.body.type);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    expect(await page.text()).to.include('Not found');
+  });
+});

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { freePort } from './support/server.js';
+
+/** Collects a child's output and resolves when a line matches. */
+function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) {
+        child.stdout!.off('data', onData);
+        resolve(seen);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${seen}`)));
+  });
+}
+
+describe('the service process on the embedded database', () => {
+  let child: ChildProcess;
+  let dataDir: string;
+  let port: number;
+  let output: string;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ias-process-'));
+    port = await freePort();
+    child = spawn('node_modules/.bin/tsx', ['src/main.ts', '--demo'], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    output = await waitForOutput(child, /"msg":"serving"/);
+  });
+  after(() => {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints a demo client whose credentials obtain a token', async () => {
+    const id = /CLIENT_ID=(\S+)/.exec(output)?.[1];
+    const secret = /CLIENT_SECRET=(\S+)/.exec(output)?.[1];
+    expect(id).to.match(/^ias_client_/);
+    const response = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    expect(response.status).to.equal(200);
+  });
+
+  it('logs JSON lines with request ids and never the secret it printed', async () => {
+    const secret = /CLIENT_SECRET=(\S+)/.exec(output)![1]!;
+    await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'log-check' } });
+    const logged = await waitForOutput(child, /"id":"log-check"/);
+    const lines = logged.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.some((l) => JSON.parse(l).req?.id === 'log-check')).to.equal(true);
+    expect(logged.split('CLIENT_SECRET=')[0]).to.not.include(secret);
+  });
+
+  it('drains an in-flight request on SIGTERM, then exits 0', async () => {
+    // 100-continue: the server has parsed the request's headers (it is in flight) before the signal is sent.
+    const inFlight = new Promise<number>((resolve, reject) => {
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '29', expect: '100-continue' };
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/oauth/token', headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.once('continue', () => {
+        req.write('grant_type=client_');
+        const draining = waitForOutput(child, /draining in-flight requests/);
+        child.kill('SIGTERM');
+        draining.then(() => req.end('credentials'), reject);
+      });
+      req.flushHeaders();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(await inFlight).to.equal(401);
+    expect(await exited).to.equal(0);
+  });
+});

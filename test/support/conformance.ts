@@ -1,0 +1,70 @@
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { loadDocument } from '../../src/document.js';
+
+type Json = Record<string, any>;
+
+const document = loadDocument() as Json;
+const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(document, 'openapi.json');
+
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+interface Route {
+  template: string;
+  regex: RegExp;
+}
+
+const routes: Route[] = Object.keys(document.paths).map((template) => ({
+  template,
+  regex: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+function matchPath(path: string): string | undefined {
+  const exact = routes.find((r) => r.template === path);
+  return (exact ?? routes.find((r) => r.regex.test(path)))?.template;
+}
+
+function deref(node: Json): Json {
+  let current = node;
+  while (current && typeof current.$ref === 'string') {
+    const pointer = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    current = pointer.reduce((n: Json, key: string) => n[key], document);
+  }
+  return current;
+}
+
+const problemSchema = { $ref: 'openapi.json#/components/schemas/Problem' };
+
+/**
+ * Throws unless the response is one the spec declares for this method and path: a declared status, a declared
+ * media type, and a body valid against its schema. Paths the spec does not have must answer a problem document.
+ */
+export function assertConforms(method: string, path: string, status: number, contentType: string | null, body: unknown): void {
+  const where = `${method.toUpperCase()} ${path} → ${status}`;
+  const mediaType = contentType?.split(';')[0]?.trim() ?? null;
+  const template = matchPath(path);
+  const operation = template ? (document.paths[template][method.toLowerCase()] as Json | undefined) : undefined;
+  if (!operation) {
+    if (mediaType !== 'application/problem+json') throw new Error(`${where}: an undeclared route must answer application/problem+json, got ${mediaType}`);
+    if (!ajv.validate(problemSchema, body)) throw new Error(`${where}: not a Problem: ${ajv.errorsText()}`);
+    return;
+  }
+  const responses = operation.responses as Json;
+  const key = String(status) in responses ? String(status) : `${String(status)[0]}XX` in responses ? `${String(status)[0]}XX` : 'default';
+  if (!(key in responses)) throw new Error(`${where}: status ${status} is not declared for ${operation.operationId}`);
+  const response = deref(responses[key]);
+  const content = response.content as Json | undefined;
+  if (!content || status === 304 || status === 204) {
+    if (body !== undefined && body !== '' && content === undefined) throw new Error(`${where}: the spec declares no body, got one`);
+    return;
+  }
+  if (!mediaType || !(mediaType in content)) {
+    throw new Error(`${where}: media type ${mediaType} is not declared (${Object.keys(content).join(', ')})`);
+  }
+  const schemaPointer = `openapi.json#/paths/${escape(template!)}/${method.toLowerCase()}/responses/${key}`;
+  const schemaRef = typeof responses[key].$ref === 'string' ? `openapi.json${responses[key].$ref}` : schemaPointer;
+  const schema = { $ref: `${schemaRef}/content/${escape(mediaType)}/schema` };
+  if (!ajv.validate(schema, body)) throw new Error(`${where}: body does not match the spec: ${ajv.errorsText()}\n${JSON.stringify(body).slice(0, 500)}`);
+}

@@ -1,0 +1,71 @@
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import type { Services } from '../../src/services/index.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { ApiClient } from './client.js';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer {
+  /** BASE_URL: the issuer, audience and prefix of problem type URIs (the server listens on 127.0.0.1 whatever it says). */
+  url: string;
+  api: ApiClient;
+  services: Services;
+  database: TestDatabase;
+  running: RunningServer;
+  /** Creates an API client on a new account and returns its credentials. */
+  createClient(scopes?: string[], email?: string): Promise<{ client_id: string; client_secret: string; account_id: string }>;
+  /** A bearer token for a new client (and account unless `email` is given) holding `scopes`. */
+  token(scopes?: string[], email?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+let accounts = 0;
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+    BCRYPT_COST: '4',
+    ...env,
+  });
+  const running = await startServer(config, database.db, pino({ level: config.logLevel }));
+  const url = config.baseUrl;
+  const api = new ApiClient(`http://127.0.0.1:${port}`);
+  const createClient = async (scopes = ['read', 'write', 'trade', 'mcp'], email?: string) => {
+    const client = await running.services.clients.create({ accountEmail: email ?? `holder${++accounts}.${port}@example.com`, scopes });
+    return { client_id: client.client_id, client_secret: client.client_secret, account_id: client.account_id };
+  };
+  return {
+    url,
+    api,
+    services: running.services,
+    database,
+    running,
+    createClient,
+    async token(scopes = ['read', 'write', 'trade', 'mcp'], email?: string) {
+      const client = await createClient(scopes, email);
+      const issued = await running.services.tokens.issue({ ...client, generation: 1 }, scopes);
+      return issued.access_token;
+    },
+    async close() {
+      await running.drain();
+      await database.drop();
+    },
+  };
+}
