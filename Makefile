@@ -40,7 +40,7 @@ test-all: install
 	npx mocha
 
 test-embedded: install
-	TEST_DB=embedded npx mocha $(EMBEDDED_SMOKE)
+	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
 
 clean:
 	rm -rf dist .data

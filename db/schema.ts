@@ -34,11 +34,138 @@ export interface SigningKeysTable {
   created_at: CreatedAt;
 }
 
+/** numeric columns: strings on the way out (exact), strings or numbers on the way in. */
+type Numeric = ColumnType<string, string | number, string | number>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface PoliciesTable {
+  account_id: string;
+  version: number;
+  limits: Json<Record<string, unknown>>;
+  target_allocation: Json<{ symbol: string; weight: number }[]>;
+  rebalance_band: Numeric;
+  consent: Json<Record<string, unknown>>;
+  created_by_client_id: string;
+  created_at: CreatedAt;
+}
+
+export interface PaperAccountsTable {
+  account_id: string;
+  currency: string;
+  cash: Numeric;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface PositionsTable {
+  account_id: string;
+  symbol: string;
+  quantity: Numeric;
+  average_cost: Numeric;
+  updated_at: Timestamp;
+}
+
+export interface IdeasTable {
+  id: string;
+  account_id: string;
+  mode: string;
+  market: string;
+  rationale: string;
+  created_by_client_id: string;
+  created_at: CreatedAt;
+}
+
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  idea_id: string | null;
+  market: string;
+  currency: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: Numeric;
+  order_type: 'market' | 'limit';
+  limit_price: Numeric | null;
+  notional: Numeric;
+  status: 'proposed' | 'submitted' | 'filled' | 'rejected' | 'cancelled' | 'blocked' | 'expired';
+  fill_price: Numeric | null;
+  filled_quantity: ColumnType<string, string | number | undefined, string | number>;
+  failed_checks: Json<{ check: string; message: string }[]> | null;
+  expires_at: Timestamp;
+  filled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface OrderEventsTable {
+  id: Generated<number>;
+  order_id: string;
+  account_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: Timestamp;
+  client_id: string | null;
+  reason: string | null;
+  failed_checks: Json<{ check: string; message: string }[]> | null;
+}
+
+export interface FillsTable {
+  id: Generated<number>;
+  order_id: string;
+  account_id: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: Numeric;
+  price: Numeric;
+  notional: Numeric;
+  at: Timestamp;
+}
+
+export interface KillSwitchesTable {
+  /** 'global' or an account id. */
+  scope: string;
+  engaged: boolean;
+  reason: string | null;
+  engaged_at: Timestamp | null;
+  engaged_by: string | null;
+}
+
+export interface KillSwitchEventsTable {
+  id: Generated<number>;
+  scope: string;
+  action: 'engaged' | 'released';
+  at: Timestamp;
+  by: string | null;
+  reason: string | null;
+}
+
+export interface DailyReportsTable {
+  id: string;
+  account_id: string;
+  date: ColumnType<string, string, string>;
+  content: Json<Record<string, unknown>>;
+  generated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_clients: ApiClientsTable;
   signing_keys: SigningKeysTable;
+  policies: PoliciesTable;
+  paper_accounts: PaperAccountsTable;
+  positions: PositionsTable;
+  ideas: IdeasTable;
+  orders: OrdersTable;
+  order_events: OrderEventsTable;
+  fills: FillsTable;
+  kill_switches: KillSwitchesTable;
+  kill_switch_events: KillSwitchEventsTable;
+  daily_reports: DailyReportsTable;
 }
+
+export type Order = Selectable<OrdersTable>;
+export type PolicyRow = Selectable<PoliciesTable>;
+export type PositionRow = Selectable<PositionsTable>;
 
 export type Account = Selectable<AccountsTable>;
 export type NewAccount = Insertable<AccountsTable>;

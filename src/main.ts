@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db.kysely);
   const seed = process.argv.includes('--demo') ? seedDemo : undefined;
-  const running = await startServer(config, db, logger, seed);
+  const running = await startServer(config, db, logger, { beforeListen: seed });
   logger.info({ port: running.port, baseUrl: config.baseUrl, database: db.kind }, 'serving');
 
   let stopping = false;

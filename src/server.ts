@@ -6,7 +6,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { loadDocument } from './document.js';
 import { lifecycle } from './lifecycle.js';
-import { createServices, type Services } from './services/index.js';
+import { createServices, type ServiceOverrides, type Services } from './services/index.js';
 
 export interface RunningServer {
   server: Server;
@@ -16,8 +16,14 @@ export interface RunningServer {
   drain(): Promise<void>;
 }
 
-export async function startServer(config: Config, db: Db, logger: Logger, beforeListen?: (services: Services) => Promise<unknown>): Promise<RunningServer> {
-  const services = await createServices(config, db);
+export interface StartOptions {
+  beforeListen?: (services: Services) => Promise<unknown>;
+  overrides?: ServiceOverrides;
+}
+
+export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  const services = await createServices(config, db, options.overrides);
+  const { beforeListen } = options;
   await beforeListen?.(services);
   const app = await createApp(services, loadDocument(), logger);
   const server = app.listen(config.port, config.host);

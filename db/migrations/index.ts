@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as foundation from './20261121T2300-foundation.js';
+import * as trading from './20261121T2330-trading.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
   '20261121T2300-foundation': foundation,
+  '20261121T2330-trading': trading,
 };

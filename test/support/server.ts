@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import type { Services } from '../../src/services/index.js';
+import type { ServiceOverrides, Services } from '../../src/services/index.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { ApiClient } from './client.js';
 
@@ -33,7 +33,7 @@ export interface TestServer {
 
 let accounts = 0;
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const port = await freePort();
   const config = loadConfig({
@@ -44,7 +44,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     BCRYPT_COST: '4',
     ...env,
   });
-  const running = await startServer(config, database.db, pino({ level: config.logLevel }));
+  const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides });
   const url = config.baseUrl;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
   const createClient = async (scopes = ['read', 'write', 'trade', 'mcp'], email?: string) => {
