@@ -338,8 +338,8 @@ export interface paths {
          *     `accepted: false` → `consent-refused`; a disclosure version other than the current one →
          *     `consent-outdated`; target weights not summing to 1 ± 1e-9, duplicate target symbols or a target
          *     symbol excluded by `allowed_symbols`/`blocked_symbols` → `invalid-policy`; a symbol not listed in
-         *     any supported market → `unknown-symbol`; an unsupported code in `allowed_markets` →
-         *     `unsupported-market`.
+         *     the tradable universe (`unknown_symbols` lists them) → `unknown-symbol`; a market the paper
+         *     broker does not trade in `allowed_markets` (today it trades `US` only) → `unsupported-market`.
          */
         post: operations["createPolicy"];
         delete?: never;
@@ -1292,7 +1292,7 @@ export interface components {
         Disclosure: {
             /**
              * @description Disclosure version; send it as `consent.disclosure_version`.
-             * @example 2024-06-01
+             * @example 2026-11-01
              */
             version: string;
             /** @description Title. */
@@ -1316,7 +1316,8 @@ export interface components {
             /** @description Target weights; they must sum to 1 ± 1e-9 (else 422 `invalid-policy`), one entry per symbol. */
             target_allocation: components["schemas"]["TargetAllocationEntry"][];
             /**
-             * @description Default 0.05. Drift tolerance per symbol (absolute weight, 0.05 = 5 percentage points): `rebalance` proposes
+             * @description Stored with 4 decimals.
+             *     Default 0.05. Drift tolerance per symbol (absolute weight, 0.05 = 5 percentage points): `rebalance` proposes
              *     orders only for symbols whose weight differs from the target by more than this.
              */
             rebalance_band?: number;
@@ -1347,7 +1348,7 @@ export interface components {
              * @example 2000
              */
             max_daily_loss: number;
-            /** @description Markets orders may trade in. */
+            /** @description Markets orders may trade in (markets the paper broker trades; today `US`). */
             allowed_markets: components["schemas"]["MarketCode"][];
             /** @description Symbols orders may trade. Absent = any listed symbol of the allowed markets. */
             allowed_symbols?: components["schemas"]["Symbol"][];
@@ -1367,7 +1368,7 @@ export interface components {
         PolicyConsent: {
             /**
              * @description Version of the disclosure agreed to; must be the current one (else 422 `consent-outdated`).
-             * @example 2024-06-01
+             * @example 2026-11-01
              */
             disclosure_version: string;
             /** @description Must be true (false is 422 `consent-refused`). */
@@ -2137,7 +2138,7 @@ export interface components {
                  *       "type": "http://localhost:3000/problems/consent-outdated",
                  *       "title": "Consent outdated",
                  *       "status": 422,
-                 *       "detail": "Consent was given to disclosure 2024-01-15; the current disclosure is 2024-06-01."
+                 *       "detail": "Consent was given to disclosure 2024-01-15; the current disclosure is 2026-11-01."
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];

@@ -3,13 +3,18 @@ import { loadDocument, publishDocument, type PublishedDocument } from '../src/do
 import { lifecycle } from '../src/lifecycle.js';
 import type { Handler } from './types.js';
 
-let published: PublishedDocument | undefined;
+const publishedByBaseUrl = new Map<string, PublishedDocument>();
 
 export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ request, services }) => {
-  published ??= publishDocument(loadDocument(), services.config.baseUrl);
+  const { baseUrl } = services.config;
+  let published = publishedByBaseUrl.get(baseUrl);
+  if (!published) {
+    published = publishDocument(loadDocument(), baseUrl);
+    publishedByBaseUrl.set(baseUrl, published);
+  }
   const headers = { ETag: published.etag, 'Cache-Control': 'public, max-age=60, must-revalidate' };
   const ifNoneMatch = request.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published!.etag || tag.trim() === '*')) {
+  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published.etag || tag.trim() === '*')) {
     return { status: 304, body: undefined as never, headers };
   }
   return { status: 200, body: JSON.parse(published.json), headers };

@@ -9,7 +9,11 @@ type Op<K extends OperationId> = operations[K];
 type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
 type RequestBodyOf<K extends OperationId> = Op<K> extends { requestBody?: infer B } ? ContentOf<NonNullable<B>> : undefined;
 type ParametersOf<K extends OperationId> = Op<K>['parameters'];
-type Part<P, Name extends string> = P extends Record<Name, infer V> ? (undefined extends V ? NonNullable<V> | Record<string, never> : V) : never;
+type Part<P, Name extends string> = Name extends keyof P
+  ? [NonNullable<P[Name]>] extends [never]
+    ? Record<string, never>
+    : NonNullable<P[Name]>
+  : Record<string, never>;
 
 type SuccessStatus<K extends OperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202 | 204 | 304>;
 type BodyFor<K extends OperationId, S extends SuccessStatus<K>> = ContentOf<Op<K>['responses'][S]>;

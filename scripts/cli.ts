@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { migrateToLatest, openDatabase, DatabaseInUseError, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ClientInputError, ClientService, parseScopes } from '../src/services/clients.js';
+import { GLOBAL_SCOPE, engage, release } from '../src/services/kill-switch.js';
 
 const USAGE = `Operator CLI: administers the database the server uses (DATABASE_URL, or the embedded one in DATA_DIR).
 
@@ -9,6 +10,8 @@ const USAGE = `Operator CLI: administers the database the server uses (DATABASE_
   client list --account EMAIL [--json]
   client rotate CLIENT_ID [--json]
   client revoke CLIENT_ID [--json]
+  kill-switch global on|off [--reason TEXT]
+  kill-switch account release --account EMAIL [--reason TEXT]   (the account holder's release, until the dashboard exists)
 `;
 
 class UsageError extends Error {}
@@ -55,6 +58,26 @@ async function run(argv: string[], db: Db): Promise<number> {
     }
     const text = action === 'rotate' && 'client_secret' in client ? `client_secret=${client.client_secret}\n(the secret is shown only this once; earlier tokens no longer work)` : `revoked ${target}; its tokens no longer work`;
     print(json, client, text);
+    return 0;
+  }
+  if (group === 'kill-switch' && action === 'global' && (target === 'on' || target === 'off')) {
+    const now = new Date();
+    const changed =
+      target === 'on'
+        ? await engage(db.kysely, GLOBAL_SCOPE, 'operator', values.reason ?? 'engaged by an operator', now)
+        : await release(db.kysely, GLOBAL_SCOPE, 'operator', values.reason ?? null, now);
+    print(json, { level: 'global', engaged: target === 'on', changed }, `global kill switch ${target}${changed ? '' : ' (it already was)'}`);
+    return 0;
+  }
+  if (group === 'kill-switch' && action === 'account' && target === 'release') {
+    if (!values.account) throw new UsageError('kill-switch account release needs --account EMAIL');
+    const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', values.account.trim().toLowerCase()).executeTakeFirst();
+    if (!account) {
+      process.stderr.write(`No account ${values.account}.\n`);
+      return 1;
+    }
+    const changed = await release(db.kysely, account.id, 'operator', values.reason ?? null, new Date());
+    print(json, { level: 'account', engaged: false, changed }, changed ? `released the kill switch of ${values.account}` : `the kill switch of ${values.account} was not engaged`);
     return 0;
   }
   throw new UsageError(positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given');

@@ -28,6 +28,8 @@ export interface TestServer {
   createClient(scopes?: string[], email?: string): Promise<{ client_id: string; client_secret: string; account_id: string }>;
   /** A bearer token for a new client (and account unless `email` is given) holding `scopes`. */
   token(scopes?: string[], email?: string): Promise<string>;
+  /** Like `token`, with the account and client it belongs to. */
+  account(scopes?: string[], email?: string): Promise<{ token: string; accountId: string; clientId: string }>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,11 @@ export async function startTestServer(env: Record<string, string> = {}, override
     const client = await running.services.clients.create({ accountEmail: email ?? `holder${++accounts}.${port}@example.com`, scopes });
     return { client_id: client.client_id, client_secret: client.client_secret, account_id: client.account_id };
   };
+  const account = async (scopes = ['read', 'write', 'trade', 'mcp'], email?: string) => {
+    const client = await createClient(scopes, email);
+    const issued = await running.services.tokens.issue({ ...client, generation: 1 }, scopes);
+    return { token: issued.access_token, accountId: client.account_id, clientId: client.client_id };
+  };
   return {
     url,
     api,
@@ -58,11 +65,8 @@ export async function startTestServer(env: Record<string, string> = {}, override
     database,
     running,
     createClient,
-    async token(scopes = ['read', 'write', 'trade', 'mcp'], email?: string) {
-      const client = await createClient(scopes, email);
-      const issued = await running.services.tokens.issue({ ...client, generation: 1 }, scopes);
-      return issued.access_token;
-    },
+    account,
+    token: async (scopes?: string[], email?: string) => (await account(scopes, email)).token,
     async close() {
       await running.drain();
       await database.drop();

@@ -1,0 +1,121 @@
+import type { components } from '../../../generated/api.js';
+import type { Order as OrderRow } from '../../../db/schema.js';
+import type { Queryable } from '../ledger.js';
+import { num } from '../money.js';
+import { decodeCursor, toPage, type Page } from '../pagination.js';
+
+export type Order = components['schemas']['Order'];
+type OrderStatus = components['schemas']['OrderStatus'];
+type OrderEvent = components['schemas']['OrderEvent'];
+
+export const FINAL_STATES: readonly OrderStatus[] = ['filled', 'rejected', 'cancelled', 'blocked', 'expired'];
+
+/** The triggers each state allows; every other trigger answers 409 invalid-state. */
+export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
+  proposed: ['approve', 'reject', 'cancel'],
+  submitted: ['cancel'],
+  filled: [],
+  rejected: [],
+  cancelled: [],
+  blocked: [],
+  expired: [],
+};
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+export function orderView(row: OrderRow, events: OrderEvent[]): Order {
+  return {
+    id: row.id,
+    idea_id: row.idea_id,
+    market: row.market,
+    currency: row.currency,
+    symbol: row.symbol,
+    side: row.side,
+    quantity: num(row.quantity),
+    order_type: row.order_type,
+    limit_price: row.limit_price === null ? null : num(row.limit_price),
+    notional: num(row.notional),
+    status: row.status,
+    fill_price: row.fill_price === null ? null : num(row.fill_price),
+    filled_quantity: num(row.filled_quantity),
+    expires_at: iso(row.expires_at)!,
+    filled_at: iso(row.filled_at),
+    events,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+/** Events of many orders in one query, in the order they happened. */
+export async function eventsOf(db: Queryable, orderIds: string[]): Promise<Map<string, OrderEvent[]>> {
+  const byOrder = new Map<string, OrderEvent[]>(orderIds.map((id) => [id, []]));
+  if (orderIds.length === 0) return byOrder;
+  const rows = await db.selectFrom('order_events').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+  for (const row of rows) {
+    byOrder.get(row.order_id)!.push({
+      from: row.from_status as OrderStatus | null,
+      to: row.to_status as OrderStatus,
+      at: iso(row.at)!,
+      client_id: row.client_id,
+      reason: row.reason,
+    });
+  }
+  return byOrder;
+}
+
+export async function viewsOf(db: Queryable, rows: OrderRow[]): Promise<Order[]> {
+  const events = await eventsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => orderView(row, events.get(row.id) ?? []));
+}
+
+/**
+ * Proposed orders whose time has passed become `expired`, lazily: before any read or trigger touches the
+ * account's orders, so no background job is needed and every instance agrees.
+ */
+export async function expireDue(db: Queryable, accountId: string, now: Date): Promise<void> {
+  const expired = await db
+    .updateTable('orders')
+    .set((eb) => ({ status: 'expired', updated_at: eb.ref('expires_at') }))
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'proposed')
+    .where('expires_at', '<=', now)
+    .returning(['id', 'expires_at'])
+    .execute();
+  if (expired.length === 0) return;
+  await db
+    .insertInto('order_events')
+    .values(expired.map((o) => ({ order_id: o.id, account_id: accountId, from_status: 'proposed', to_status: 'expired', at: o.expires_at, client_id: null, reason: 'expired before a decision' })))
+    .execute();
+}
+
+export async function getOrder(db: Queryable, accountId: string, id: string, now: Date): Promise<Order | undefined> {
+  await expireDue(db, accountId, now);
+  const row = await db.selectFrom('orders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return row ? (await viewsOf(db, [row]))[0] : undefined;
+}
+
+export interface OrderFilter {
+  status?: OrderStatus;
+  symbol?: string;
+  idea_id?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Newest first; keyset pagination on the time-ordered id, so a page costs the same at any depth. */
+export async function listOrders(db: Queryable, accountId: string, filter: OrderFilter, now: Date): Promise<Page<Order>> {
+  await expireDue(db, accountId, now);
+  const limit = filter.limit ?? 20;
+  const after = decodeCursor<string>(filter.cursor, 'string');
+  let query = db.selectFrom('orders').selectAll().where('account_id', '=', accountId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.symbol) query = query.where('symbol', '=', filter.symbol);
+  if (filter.idea_id) query = query.where('idea_id', '=', filter.idea_id);
+  if (after) query = query.where('id', '<', after);
+  const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
+  const page = toPage(rows, limit, (r) => r, (r) => r.id);
+  return { data: await viewsOf(db, page.data), next_cursor: page.next_cursor };
+}

@@ -1,0 +1,151 @@
+import { sql } from 'kysely';
+import type { components } from '../../../generated/api.js';
+import type { FailedCheck } from '../checks.js';
+import type { Services } from '../index.js';
+import { GLOBAL_SCOPE } from '../kill-switch.js';
+import { PAPER_CURRENCY, valueAt, type Queryable } from '../ledger.js';
+import { dec, num, roundMoney } from '../money.js';
+
+export type DailyReport = components['schemas']['DailyReport'];
+export type ReportContent = Omit<DailyReport, 'id' | 'generated_at'>;
+type Decision = components['schemas']['ReportDecision'];
+type Outcome = Decision['outcome'];
+
+const OUTCOMES: readonly Outcome[] = ['filled', 'rejected', 'cancelled', 'blocked', 'expired'];
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The UTC day of a `YYYY-MM-DD` date as the half-open interval [start, end). */
+export function utcDay(date: string): { start: Date; end: Date } {
+  const start = new Date(`${date}T00:00:00.000Z`);
+  return { start, end: new Date(start.getTime() + DAY_MS) };
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+async function countIn(db: Queryable, table: 'ideas' | 'orders', accountId: string, start: Date, end: Date): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', start)
+    .where('created_at', '<', end)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function policyVersionAt(db: Queryable, accountId: string, end: Date): Promise<number | null> {
+  const row = await db
+    .selectFrom('policies')
+    .select((eb) => eb.fn.max('version').as('version'))
+    .where('account_id', '=', accountId)
+    .where('created_at', '<', end)
+    .executeTakeFirst();
+  return row?.version ?? null;
+}
+
+async function decisionsIn(db: Queryable, accountId: string, start: Date, end: Date): Promise<Decision[]> {
+  const events = await db
+    .selectFrom('order_events')
+    .innerJoin('orders', 'orders.id', 'order_events.order_id')
+    .select([
+      'order_events.order_id',
+      'order_events.to_status',
+      'order_events.at',
+      'order_events.client_id',
+      'order_events.reason',
+      'order_events.failed_checks',
+      'orders.symbol',
+      'orders.side',
+      'orders.quantity',
+    ])
+    .where('order_events.account_id', '=', accountId)
+    .where('order_events.to_status', 'in', [...OUTCOMES])
+    .where('order_events.at', '>=', start)
+    .where('order_events.at', '<', end)
+    .orderBy('order_events.at')
+    .orderBy('order_events.id')
+    .execute();
+
+  // The paper broker records the fill itself; the client that decided a filled order is the one that approved it.
+  const filledIds = events.filter((e) => e.to_status === 'filled').map((e) => e.order_id);
+  const approvers = new Map<string, string | null>();
+  if (filledIds.length > 0) {
+    const approvals = await db
+      .selectFrom('order_events')
+      .select(['order_id', 'client_id'])
+      .where('order_id', 'in', filledIds)
+      .where('to_status', '=', 'submitted')
+      .execute();
+    for (const a of approvals) approvers.set(a.order_id, a.client_id);
+  }
+
+  return events.map((e) => ({
+    order_id: e.order_id,
+    symbol: e.symbol,
+    side: e.side,
+    quantity: num(e.quantity),
+    outcome: e.to_status as Outcome,
+    decided_by_client_id: e.client_id ?? approvers.get(e.order_id) ?? null,
+    decided_at: iso(e.at),
+    reason: e.reason,
+    failed_checks: e.to_status === 'blocked' ? ((e.failed_checks as FailedCheck[] | null) ?? []) : [],
+  }));
+}
+
+async function notionalIn(db: Queryable, accountId: string, start: Date, end: Date) {
+  const row = await db
+    .selectFrom('fills')
+    .select(sql<string>`coalesce(sum(notional), 0)::text`.as('total'))
+    .where('account_id', '=', accountId)
+    .where('at', '>=', start)
+    .where('at', '<', end)
+    .executeTakeFirstOrThrow();
+  return dec(row.total);
+}
+
+async function killSwitchEventsIn(db: Queryable, accountId: string, start: Date, end: Date): Promise<DailyReport['kill_switch_events']> {
+  const rows = await db
+    .selectFrom('kill_switch_events')
+    .selectAll()
+    .where('scope', 'in', [accountId, GLOBAL_SCOPE])
+    .where('at', '>=', start)
+    .where('at', '<', end)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    action: r.action,
+    level: r.scope === GLOBAL_SCOPE ? ('global' as const) : ('account' as const),
+    at: iso(r.at),
+    by: r.by,
+    reason: r.reason,
+  }));
+}
+
+/**
+ * What the account did on one UTC date, from stored events only: for a finished day the result never changes
+ * (later fills are undone by `valueAt`, prices are a function of time), so regeneration is deterministic.
+ * Today's report values the account at `now` instead of midnight.
+ */
+export async function reportContent(db: Queryable, services: Services, accountId: string, date: string, now: Date): Promise<ReportContent> {
+  const { start, end } = utcDay(date);
+  const valuedAt = now < end ? now : end;
+  const decisions = await decisionsIn(db, accountId, start, end);
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, decisions.filter((d) => d.outcome === o).length])) as Record<Outcome, number>;
+  const startValue = await valueAt(db, services.prices, accountId, services.config.paperStartingCash, start);
+  const endValue = await valueAt(db, services.prices, accountId, services.config.paperStartingCash, valuedAt);
+  return {
+    date,
+    currency: PAPER_CURRENCY,
+    policy_version: await policyVersionAt(db, accountId, end),
+    ideas_generated: await countIn(db, 'ideas', accountId, start, end),
+    orders: { proposed: await countIn(db, 'orders', accountId, start, end), ...counts },
+    decisions,
+    notional_traded: num(roundMoney(await notionalIn(db, accountId, start, end))),
+    start_value: num(roundMoney(startValue.total)),
+    end_value: num(roundMoney(endValue.total)),
+    pnl: num(roundMoney(endValue.total.minus(startValue.total))),
+    risk_gate_blocks: decisions.filter((d) => d.outcome === 'blocked' && d.failed_checks.some((c) => c.check.startsWith('risk.'))).length,
+    kill_switch_events: await killSwitchEventsIn(db, accountId, start, end),
+  };
+}

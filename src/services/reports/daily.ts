@@ -1,0 +1,108 @@
+import type { Selectable } from 'kysely';
+import type { DailyReportsTable } from '../../../db/schema.js';
+import { newId } from '../../ids.js';
+import { ProblemError } from '../../problems.js';
+import type { Services } from '../index.js';
+import type { Queryable } from '../ledger.js';
+import { expireDue } from '../orders/views.js';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from '../pagination.js';
+import { reportContent, utcDay, type DailyReport, type ReportContent } from './content.js';
+
+export type { DailyReport };
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar date in `YYYY-MM-DD` form (the contract validates it too; GraphQL and MCP callers may not). */
+export function isDate(value: string): boolean {
+  return DATE.test(value) && !Number.isNaN(utcDay(value).start.getTime()) && utcDay(value).start.toISOString().startsWith(value);
+}
+
+function invalidField(pointer: string, detail = 'must be a date (YYYY-MM-DD)'): ProblemError {
+  return new ProblemError('validation-error', 'The request has 1 invalid field.', { errors: [{ pointer, detail }] });
+}
+
+const todayOf = (now: Date) => now.toISOString().slice(0, 10);
+
+function notInFuture(date: string, now: Date): void {
+  if (date > todayOf(now)) {
+    throw new ProblemError('report-date-out-of-range', `${date} is in the future; the latest reportable date is today, ${todayOf(now)} (UTC).`);
+  }
+}
+
+function reportView(row: Selectable<DailyReportsTable>): DailyReport {
+  const c = row.content as unknown as ReportContent;
+  return {
+    id: row.id,
+    date: row.date,
+    currency: c.currency,
+    policy_version: c.policy_version,
+    ideas_generated: c.ideas_generated,
+    orders: c.orders,
+    decisions: c.decisions,
+    notional_traded: c.notional_traded,
+    start_value: c.start_value,
+    end_value: c.end_value,
+    pnl: c.pnl,
+    risk_gate_blocks: c.risk_gate_blocks,
+    kill_switch_events: c.kill_switch_events,
+    generated_at: new Date(row.generated_at).toISOString(),
+  };
+}
+
+/**
+ * Generates or regenerates the account's report for a UTC date (today included, as a partial day). The report
+ * keeps its id across regenerations; only its content (unchanged for a finished day) and generated_at move.
+ */
+export async function generateDailyReport(services: Services, accountId: string, date: string): Promise<DailyReport> {
+  if (!isDate(date)) throw invalidField('/body/date');
+  const now = services.clock.now();
+  notInFuture(date, now);
+  return services.db.kysely.transaction().execute(async (trx) => {
+    // Orders that expired unseen get their expiry event (dated when they expired) before the day is read.
+    await expireDue(trx, accountId, now);
+    const content = JSON.stringify(await reportContent(trx, services, accountId, date, now));
+    const row = await trx
+      .insertInto('daily_reports')
+      .values({ id: newId('rpt', now.getTime()), account_id: accountId, date, content, generated_at: now })
+      .onConflict((c) => c.columns(['account_id', 'date']).doUpdateSet({ content, generated_at: now }))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return reportView(row);
+  });
+}
+
+/** The account's generated report for a date, or null (also for another account's). */
+export async function getDailyReport(db: Queryable, accountId: string, date: string): Promise<DailyReport | null> {
+  if (!isDate(date)) return null;
+  const row = await db.selectFrom('daily_reports').selectAll().where('account_id', '=', accountId).where('date', '=', date).executeTakeFirst();
+  return row ? reportView(row) : null;
+}
+
+export interface ReportRange {
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Generated reports, newest date first, within an inclusive date range; keyset-paged on the date. */
+export async function listDailyReports(db: Queryable, accountId: string, range: ReportRange, now: Date): Promise<Page<DailyReport>> {
+  const { from, to } = range;
+  if (from !== undefined && !isDate(from)) throw invalidField('/query/from');
+  if (to !== undefined && !isDate(to)) throw invalidField('/query/to');
+  if (from !== undefined) notInFuture(from, now);
+  if (to !== undefined) notInFuture(to, now);
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new ProblemError('report-date-out-of-range', `from (${from}) is after to (${to}); the range is inclusive and needs from ≤ to.`);
+  }
+  const before = decodeCursor<string>(range.cursor, 'string');
+  if (before !== undefined && !isDate(before)) throw invalidField('/query/cursor', 'is not a cursor this API returned');
+
+  const limit = range.limit ?? DEFAULT_PAGE_SIZE;
+  let query = db.selectFrom('daily_reports').selectAll().where('account_id', '=', accountId);
+  if (from !== undefined) query = query.where('date', '>=', from);
+  if (to !== undefined) query = query.where('date', '<=', to);
+  if (before !== undefined) query = query.where('date', '<', before);
+  const rows = await query.orderBy('date', 'desc').limit(limit + 1).execute();
+  return toPage(rows, limit, reportView, (row) => row.date);
+}

@@ -1,0 +1,274 @@
+import { expect } from 'chai';
+import { GLOBAL_SCOPE, engage, release } from '../../src/services/kill-switch.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { AdjustablePrices } from '../support/prices.js';
+import { createPolicy, manualClock, propose, type PolicyOverrides, type TradeSpec } from '../support/trading.js';
+
+describe('orders: the state machine, the policy check, the risk gate and the kill switch', () => {
+  let server: TestServer;
+  const clock = manualClock('2026-11-20T15:00:00Z');
+  const prices = new AdjustablePrices();
+
+  before(async () => {
+    server = await startTestServer({}, { clock, prices });
+  });
+  after(() => server.close());
+
+  /** A new account holding a policy, and one proposed order per trade. */
+  async function holder(policy: PolicyOverrides = {}) {
+    const account = await server.account(['read', 'trade', 'write']);
+    await createPolicy(server, account.token, policy);
+    return { ...account, propose: (...trades: TradeSpec[]) => propose(server, account, trades) };
+  }
+
+  const approve = (token: string, id: string) => server.api.post(`/v1/orders/${id}/approve`, { token });
+
+  function expectBlocked(response: { status: number; body: any }, check: string) {
+    expect(response.status, JSON.stringify(response.body)).to.equal(422);
+    expect(response.body.type).to.equal(`${server.url}/problems/checks-failed`);
+    expect(response.body.failed_checks.map((f: { check: string }) => f.check)).to.include(check);
+    for (const failed of response.body.failed_checks) expect(failed.message).to.be.a('string').and.not.empty;
+  }
+
+  describe('transitions', () => {
+    it('approve fills a proposed order at the fresh price and moves cash and positions in the same step', async () => {
+      const { token, clientId, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '10.5' });
+      const response = await approve(token, order!.id);
+      expect(response.status).to.equal(200);
+      const filled = response.body;
+      expect(filled).to.include({ status: 'filled', filled_quantity: 10.5 });
+      expect(filled.events.map((e: any) => [e.from, e.to])).to.deep.equal([[null, 'proposed'], ['proposed', 'submitted'], ['submitted', 'filled']]);
+      expect(filled.events[1].client_id).to.equal(clientId);
+      const expectedPrice = prices.quote('VTI', clock.now()).price.toNumber();
+      expect(filled.fill_price).to.equal(expectedPrice);
+      const portfolio = (await server.api.get('/v1/portfolio?market=US', { token })).body;
+      const notional = Math.round(10.5 * expectedPrice * 100) / 100;
+      expect(portfolio.cash).to.equal(Math.round((100000 - notional) * 100) / 100);
+      expect(portfolio.holdings).to.have.length(1);
+      expect(portfolio.holdings[0]).to.include({ symbol: 'VTI', quantity: 10.5, average_cost: expectedPrice });
+    });
+
+    it('reject records the reason; every later trigger is 409 naming the final state', async () => {
+      const { token, propose } = await holder();
+      const [order] = await propose({ symbol: 'BND', side: 'buy', quantity: '3' });
+      const rejected = await server.api.post(`/v1/orders/${order!.id}/reject`, { token, json: { reason: 'not now' } });
+      expect(rejected.body).to.include({ status: 'rejected' });
+      expect(rejected.body.events.at(-1)).to.include({ from: 'proposed', to: 'rejected', reason: 'not now' });
+      for (const trigger of ['approve', 'reject', 'cancel']) {
+        const again = await server.api.post(`/v1/orders/${order!.id}/${trigger}`, { token });
+        expect(again.status).to.equal(409);
+        expect(again.body).to.include({ type: `${server.url}/problems/invalid-state`, current_state: 'rejected' });
+        expect(again.body.allowed_triggers).to.deep.equal([]);
+      }
+    });
+
+    it('cancel works on a proposed order and on a submitted, unfilled limit order, not on a filled one', async () => {
+      const { token, propose } = await holder();
+      const price = prices.quote('VTI', clock.now()).price;
+      const [proposed, resting, filled] = await propose(
+        { symbol: 'VTI', side: 'buy', quantity: '1' },
+        { symbol: 'VTI', side: 'buy', quantity: '2', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) },
+        { symbol: 'VTI', side: 'buy', quantity: '3' },
+      );
+      expect((await server.api.post(`/v1/orders/${proposed!.id}/cancel`, { token })).body.status).to.equal('cancelled');
+      const submitted = await approve(token, resting!.id);
+      expect(submitted.body.status).to.equal('submitted');
+      const approveAgain = await approve(token, resting!.id);
+      expect(approveAgain.status).to.equal(409);
+      expect(approveAgain.body.allowed_triggers).to.deep.equal(['cancel']);
+      const cancelled = await server.api.post(`/v1/orders/${resting!.id}/cancel`, { token, json: { reason: 'price ran away' } });
+      expect(cancelled.body.events.at(-1)).to.include({ from: 'submitted', to: 'cancelled', reason: 'price ran away' });
+      await approve(token, filled!.id);
+      expect((await server.api.post(`/v1/orders/${filled!.id}/cancel`, { token })).status).to.equal(409);
+    });
+
+    it('a proposed order expires when its time passes, and cannot be approved then', async () => {
+      const { token, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '4' });
+      clock.advance(24 * 3600_000 + 1000);
+      try {
+        const read = await server.api.get(`/v1/orders/${order!.id}`, { token });
+        expect(read.body.status).to.equal('expired');
+        expect(read.body.events.at(-1)).to.include({ from: 'proposed', to: 'expired', at: order!.expires_at });
+        const late = await approve(token, order!.id);
+        expect(late.status).to.equal(409);
+        expect(late.body.current_state).to.equal('expired');
+      } finally {
+        clock.set('2026-11-20T15:00:00Z');
+      }
+    });
+  });
+
+  describe('policy check', () => {
+    const cases: [string, PolicyOverrides, TradeSpec][] = [
+      ['policy.symbol_allowed', { limits: { allowed_symbols: ['VTI', 'BND'] } }, { symbol: 'AAPL', side: 'buy', quantity: '1' }],
+      ['policy.symbol_blocked', { limits: { blocked_symbols: ['AAPL'] } }, { symbol: 'AAPL', side: 'buy', quantity: '1' }],
+      ['policy.max_order_notional', { limits: { max_order_notional: 1000 } }, { symbol: 'VTI', side: 'buy', quantity: '5' }],
+      ['policy.max_position_weight', { limits: { max_position_weight: 0.05 } }, { symbol: 'VTI', side: 'buy', quantity: '20' }],
+      ['policy.max_daily_notional', { limits: { max_daily_notional: 3000 } }, { symbol: 'VTI', side: 'buy', quantity: '11' }],
+    ];
+    for (const [check, policy, trade] of cases) {
+      it(`blocks an order that fails ${check} and lets one within it fill`, async () => {
+        const { token, propose } = await holder(policy);
+        const [bad, good] = await propose(trade, { symbol: 'VTI', side: 'buy', quantity: '0.5' });
+        const blocked = await approve(token, bad!.id);
+        expectBlocked(blocked, check);
+        const stored = await server.api.get(`/v1/orders/${bad!.id}`, { token });
+        expect(stored.body.status).to.equal('blocked');
+        expect(stored.body.events.at(-1).reason).to.include(check);
+        expect((await approve(token, good!.id)).body.status).to.equal('filled');
+      });
+    }
+  });
+
+  describe('risk gate', () => {
+    it('blocks a buy beyond the cash (risk.buying_power) and a sell beyond the position (risk.position)', async () => {
+      const { token, propose } = await holder({ limits: { max_order_notional: 10_000_000, max_daily_notional: 10_000_000, max_position_weight: 1 } });
+      const [tooBig, shortSale] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1000' }, { symbol: 'BND', side: 'sell', quantity: '1' });
+      expectBlocked(await approve(token, tooBig!.id), 'risk.buying_power');
+      expectBlocked(await approve(token, shortSale!.id), 'risk.position');
+    });
+
+    it('blocks a limit far from the last price (risk.price_collar) and an absurd quantity (risk.max_quantity)', async () => {
+      const { token, propose } = await holder({ limits: { max_order_notional: 1e12, max_daily_notional: 1e12, max_position_weight: 1 } });
+      const price = prices.quote('VTI', clock.now()).price;
+      const [collar, huge] = await propose(
+        { symbol: 'VTI', side: 'buy', quantity: '1', order_type: 'limit', limit_price: price.times(1.5).toFixed(2) },
+        { symbol: 'VTI', side: 'buy', quantity: '2000000' },
+      );
+      expectBlocked(await approve(token, collar!.id), 'risk.price_collar');
+      expectBlocked(await approve(token, huge!.id), 'risk.max_quantity');
+    });
+
+    it('blocks the same order submitted twice within a minute (risk.duplicate_order), not after', async () => {
+      const { token, propose } = await holder();
+      const [first, second, third] = await propose(
+        { symbol: 'BND', side: 'buy', quantity: '7' },
+        { symbol: 'BND', side: 'buy', quantity: '7' },
+        { symbol: 'BND', side: 'buy', quantity: '7' },
+      );
+      expect((await approve(token, first!.id)).body.status).to.equal('filled');
+      expectBlocked(await approve(token, second!.id), 'risk.duplicate_order');
+      clock.advance(61_000);
+      try {
+        expect((await approve(token, third!.id)).body.status).to.equal('filled');
+      } finally {
+        clock.set('2026-11-20T15:00:00Z');
+      }
+    });
+
+    it('blocks an order whose price is stale (risk.stale_price)', async () => {
+      const { token, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.25' });
+      prices.lagMs = 30 * 60_000;
+      try {
+        expectBlocked(await approve(token, order!.id), 'risk.stale_price');
+      } finally {
+        prices.lagMs = 0;
+      }
+    });
+  });
+
+  describe('kill switch', () => {
+    it('POST /v1/kill-switch engages the account switch: approvals answer 409 and leave the order proposed', async () => {
+      const { token, clientId, accountId, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.5' });
+      expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: false, level: null });
+      const engaged = await server.api.post('/v1/kill-switch', { token, json: { reason: 'going on holiday' } });
+      expect(engaged.body).to.include({ engaged: true, level: 'account', reason: 'going on holiday', engaged_by: clientId });
+      const again = await server.api.post('/v1/kill-switch', { token, json: { reason: 'twice' } });
+      expect(again.body.reason).to.equal('going on holiday');
+      const refused = await approve(token, order!.id);
+      expect(refused.status).to.equal(409);
+      expect(refused.body.type).to.equal(`${server.url}/problems/kill-switch-engaged`);
+      expect((await server.api.get(`/v1/orders/${order!.id}`, { token })).body.status).to.equal('proposed');
+      await release(server.services.db.kysely, accountId, 'operator', 'back', clock.now());
+      expect((await approve(token, order!.id)).body.status).to.equal('filled');
+    });
+
+    it('the global switch stops every account until the operator releases it', async () => {
+      const { token, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.75' });
+      await engage(server.services.db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', clock.now());
+      try {
+        expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'global', engaged_by: 'operator' });
+        expect((await approve(token, order!.id)).status).to.equal(409);
+      } finally {
+        await release(server.services.db.kysely, GLOBAL_SCOPE, 'operator', null, clock.now());
+      }
+      expect((await approve(token, order!.id)).body.status).to.equal('filled');
+    });
+
+    it('engages itself when the day’s loss reaches the policy’s limit', async () => {
+      const { token, propose } = await holder({ limits: { max_daily_loss: 1000, max_position_weight: 1, max_order_notional: 100000 } });
+      const [big, next] = await propose({ symbol: 'QQQ', side: 'buy', quantity: '50' }, { symbol: 'BND', side: 'buy', quantity: '1' });
+      expect((await approve(token, big!.id)).body.status).to.equal('filled');
+      prices.scale('QQQ', 0.9);
+      try {
+        const refused = await approve(token, next!.id);
+        expect(refused.status).to.equal(409);
+        expect(refused.body.type).to.equal(`${server.url}/problems/kill-switch-engaged`);
+        const state = (await server.api.get('/v1/kill-switch', { token })).body;
+        expect(state).to.include({ engaged: true, level: 'account', engaged_by: 'system' });
+        expect(state.reason).to.match(/Daily loss/);
+      } finally {
+        prices.scale('QQQ', 1);
+      }
+    });
+  });
+
+  describe('reading orders', () => {
+    it('lists newest first with filters and cursor pagination', async () => {
+      const { token, propose } = await holder();
+      const orders = await propose({ symbol: 'VTI', side: 'buy', quantity: '1' }, { symbol: 'BND', side: 'buy', quantity: '1' }, { symbol: 'VTI', side: 'buy', quantity: '2' });
+      await server.api.post(`/v1/orders/${orders[0]!.id}/reject`, { token });
+      const all = await server.api.get('/v1/orders?limit=2', { token });
+      expect(all.body.data.map((o: any) => o.id)).to.deep.equal([orders[2]!.id, orders[1]!.id]);
+      const rest = await server.api.get(`/v1/orders?limit=2&cursor=${all.body.next_cursor}`, { token });
+      expect(rest.body.data.map((o: any) => o.id)).to.deep.equal([orders[0]!.id]);
+      expect(rest.body.next_cursor).to.equal(null);
+      expect((await server.api.get('/v1/orders?symbol=VTI', { token })).body.data).to.have.length(2);
+      expect((await server.api.get('/v1/orders?status=rejected', { token })).body.data.map((o: any) => o.id)).to.deep.equal([orders[0]!.id]);
+      expect((await server.api.get(`/v1/orders?idea_id=${orders[0]!.idea_id}`, { token })).body.data).to.have.length(3);
+      expect((await server.api.get('/v1/orders?cursor=not-a-cursor', { token })).status).to.equal(400);
+    });
+
+    it('another account’s order is 404 to read and to every trigger', async () => {
+      const owner = await holder();
+      const [order] = await owner.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+      const stranger = await server.account(['read', 'trade']);
+      expect((await server.api.get(`/v1/orders/${order!.id}`, { token: stranger.token })).status).to.equal(404);
+      for (const trigger of ['approve', 'reject', 'cancel']) {
+        expect((await server.api.post(`/v1/orders/${order!.id}/${trigger}`, { token: stranger.token })).status).to.equal(404);
+      }
+      expect((await server.api.get('/v1/orders', { token: stranger.token })).body.data).to.deep.equal([]);
+      expect((await server.api.get(`/v1/orders/${order!.id}`, { token: owner.token })).body.status).to.equal('proposed');
+    });
+
+    it('needs the trade scope to decide and the read scope to look', async () => {
+      const owner = await holder();
+      const [order] = await owner.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+      const reader = await server.token(['read']);
+      expect((await approve(reader, order!.id)).status).to.equal(403);
+    });
+  });
+
+  describe('portfolio and brokers', () => {
+    it('GET /v1/portfolio shows a funded paper account before any trade, and 422 for a market the broker does not trade', async () => {
+      const token = await server.token(['read']);
+      const portfolio = (await server.api.get('/v1/portfolio', { token })).body;
+      expect(portfolio).to.include({ market: 'US', currency: 'USD', cash: 100000, market_value: 0, total_value: 100000, as_of: clock.now().toISOString() });
+      const other = await server.api.get('/v1/portfolio?market=JP', { token });
+      expect(other.status).to.equal(422);
+      expect(other.body.supported_markets).to.deep.equal(['US']);
+    });
+
+    it('GET /v1/brokers lists the active paper broker and the others as not configured', async () => {
+      const token = await server.token(['read']);
+      const brokers = (await server.api.get('/v1/brokers', { token })).body.data;
+      expect(brokers.find((b: any) => b.id === 'paper')).to.deep.include({ status: 'active', markets: ['US'] });
+      expect(brokers.filter((b: any) => b.status === 'not_configured').map((b: any) => b.id)).to.include.members(['alpaca', 'interactive_brokers']);
+    });
+  });
+});

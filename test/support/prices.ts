@@ -1,0 +1,26 @@
+import { SimulatedPriceSource, type PriceSource, type Quote } from '../../src/services/market-data.js';
+import { dec, roundMoney } from '../../src/services/money.js';
+
+/** The simulated feed, with per-symbol multipliers and a lag a test can set (a crash, a stale feed). */
+export class AdjustablePrices implements PriceSource {
+  private readonly feed = new SimulatedPriceSource();
+  private readonly factors = new Map<string, number>();
+  lagMs = 0;
+
+  scale(symbol: string, factor: number): void {
+    this.factors.set(symbol, factor);
+  }
+
+  instrument(symbol: string) {
+    return this.feed.instrument(symbol);
+  }
+
+  instruments(market: string) {
+    return this.feed.instruments(market);
+  }
+
+  quote(symbol: string, at: Date): Quote {
+    const quote = this.feed.quote(symbol, new Date(at.getTime() - this.lagMs));
+    return { ...quote, price: roundMoney(quote.price.times(dec(this.factors.get(symbol) ?? 1))) };
+  }
+}

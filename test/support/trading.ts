@@ -1,0 +1,81 @@
+import { proposeOrders } from '../../src/services/orders/propose.js';
+import { dec } from '../../src/services/money.js';
+import { newId } from '../../src/ids.js';
+import type { TestServer } from './server.js';
+
+export interface PolicyOverrides {
+  limits?: Record<string, unknown>;
+  target_allocation?: { symbol: string; weight: number }[];
+}
+
+/** Creates a policy through the API, consenting to the current disclosure. */
+export async function createPolicy(server: TestServer, token: string, overrides: PolicyOverrides = {}) {
+  const disclosure = await server.api.get('/v1/disclosures/current', { token });
+  const response = await server.api.post('/v1/policies', {
+    token,
+    json: {
+      limits: {
+        max_order_notional: 50_000,
+        max_position_weight: 0.8,
+        max_daily_notional: 500_000,
+        max_daily_loss: 50_000,
+        allowed_markets: ['US'],
+        ...overrides.limits,
+      },
+      target_allocation: overrides.target_allocation ?? [
+        { symbol: 'VTI', weight: 0.6 },
+        { symbol: 'BND', weight: 0.4 },
+      ],
+      consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+    },
+  });
+  if (response.status !== 201) throw new Error(`policy not created: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+export interface TradeSpec {
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: string;
+  order_type?: 'market' | 'limit';
+  limit_price?: string;
+}
+
+/** Test set-up: proposed orders as an idea engine would store them (the engines have their own tests). */
+export async function propose(server: TestServer, account: { accountId: string; clientId: string }, trades: TradeSpec[]) {
+  const { services } = server;
+  return services.db.kysely.transaction().execute(async (trx) => {
+    const ideaId = newId('idea');
+    await trx
+      .insertInto('ideas')
+      .values({ id: ideaId, account_id: account.accountId, mode: 'rebalance', market: 'US', rationale: 'test set-up', created_by_client_id: account.clientId, created_at: services.clock.now() })
+      .execute();
+    return proposeOrders(trx, services, {
+      accountId: account.accountId,
+      clientId: account.clientId,
+      ideaId,
+      trades: trades.map((t) => ({
+        market: 'US',
+        symbol: t.symbol,
+        side: t.side,
+        quantity: dec(t.quantity),
+        order_type: t.order_type ?? 'market',
+        limit_price: t.limit_price ? dec(t.limit_price) : null,
+      })),
+    });
+  });
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start: string) {
+  let now = new Date(start);
+  return {
+    now: () => new Date(now),
+    set(iso: string) {
+      now = new Date(iso);
+    },
+    advance(ms: number) {
+      now = new Date(now.getTime() + ms);
+    },
+  };
+}
