@@ -27,16 +27,23 @@ const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
 <body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
-const DOCS_INIT = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  tryItOutEnabled: true,
-  persistAuthorization: false,
-  displayRequestDuration: true,
-  validatorUrl: 'none',
-  oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html'
-});
+// "Try it" calls the origin the page was opened from, whatever BASE_URL says, so the page's CSP (connect-src
+// 'self') never blocks it behind a proxy or under another host name.
+const DOCS_INIT = `fetch('/openapi.json')
+  .then(function (response) { return response.json(); })
+  .then(function (spec) {
+    spec.servers = [{ url: window.location.origin, description: 'This page\\'s origin' }];
+    window.ui = SwaggerUIBundle({
+      spec: spec,
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      tryItOutEnabled: true,
+      persistAuthorization: false,
+      displayRequestDuration: true,
+      validatorUrl: 'none',
+      oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html'
+    });
+  });
 `;
 
 export function docsRouter(baseUrl: string): Router {

@@ -34,7 +34,8 @@ describe('documents, docs and health', () => {
       expect((await fetch(`${base}${asset}`)).status, asset).to.equal(200);
     }
     const init = await (await fetch(`${base}/docs/init.js`)).text();
-    expect(init).to.include("url: '/openapi.json'");
+    expect(init).to.include("fetch('/openapi.json')");
+    expect(init).to.include('window.location.origin');
     expect(init).to.include("validatorUrl: 'none'");
   });
 

@@ -16,6 +16,7 @@ export type PriceOf = (symbol: string) => Dec;
 export const CASH_BUFFER = dec('0.005');
 /** Trades below this notional (USD) are not worth an order. */
 export const DUST = dec(1);
+const ONE_LESS_BUFFER = dec(1).minus(CASH_BUFFER);
 
 export const percent = (weight: Dec) => `${weight.times(100).toFixed(1)} %`;
 export const usd = (amount: Dec) => `${amount.toFixed(2)} USD`;
@@ -58,7 +59,7 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
   }
 
   const proceeds = sells.reduce((sum, t) => sum.plus(roundMoney(t.quantity.times(priceOf(t.symbol)))), new D(0));
-  const budget = state.cash.plus(proceeds).times(D.sub(1, CASH_BUFFER));
+  const budget = state.cash.plus(proceeds).times(ONE_LESS_BUFFER);
   const wanted = buys.reduce((sum, b) => sum.plus(b.value), new D(0));
   const scale = wanted.greaterThan(budget) ? budget.dividedBy(wanted) : new D(1);
   const buyTrades = buys.map((b) => marketOrder(market, b.symbol, 'buy', roundQuantity(b.value.times(scale).dividedBy(priceOf(b.symbol)))));
@@ -74,7 +75,7 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
 
 /** Deploys idle cash along the target weights, keeping a small buffer in cash. */
 export function investCash(state: AccountState, priceOf: PriceOf, policy: Policy, market: string): Proposal | null {
-  const budget = roundMoney(state.cash.times(D.sub(1, CASH_BUFFER)));
+  const budget = roundMoney(state.cash.times(ONE_LESS_BUFFER));
   if (budget.lessThan(DUST)) return null;
   const trades = policy.target_allocation
     .map((t) => marketOrder(market, t.symbol, 'buy', roundQuantity(budget.times(t.weight).dividedBy(priceOf(t.symbol)))))

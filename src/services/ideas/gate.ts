@@ -1,0 +1,92 @@
+import type { Transaction } from 'kysely';
+import type { components } from '../../../generated/api.js';
+import type { Database } from '../../../db/schema.js';
+import { worstCaseNotional, type AccountState, type FailedCheck, type ProposedTrade } from '../checks.js';
+import type { Services } from '../index.js';
+import { readPaperAccount } from '../ledger.js';
+import { D, dec, roundQuantity, type Dec } from '../money.js';
+import { accountState } from '../orders/account-state.js';
+import { checkProposal } from '../orders/propose.js';
+import { DUST, usd } from './allocation.js';
+
+type Policy = components['schemas']['Policy'];
+
+/** The trades that passed the policy check, and what happened to the others (for the rationale). */
+export interface Gated {
+  trades: ProposedTrade[];
+  notes: string[];
+}
+
+/** Failures a smaller buy can cure; anything else drops the trade. */
+const SHRINKABLE = new Set(['policy.max_order_notional', 'policy.max_position_weight']);
+
+export const describe = (t: ProposedTrade) => `${t.side} ${t.quantity.toFixed()} ${t.symbol}${t.limit_price ? ` limit ${t.limit_price.toFixed(2)}` : ''}`;
+
+/** The largest quantity of a buy that fits the policy's order-notional and position-weight limits. */
+function fittingQuantity(trade: ProposedTrade, price: Dec, policy: Policy, state: AccountState): Dec {
+  const unit = trade.limit_price ? D.max(trade.limit_price, price) : price;
+  const byNotional = dec(policy.limits.max_order_notional).dividedBy(unit);
+  const held = state.held.get(trade.symbol) ?? new D(0);
+  const byWeight = dec(policy.limits.max_position_weight).times(state.totalValue).dividedBy(price).minus(held);
+  return roundQuantity(D.max(0, D.min(trade.quantity, byNotional, byWeight)));
+}
+
+/**
+ * Runs every trade through the policy check before it may be proposed, sells first so their proceeds fund the
+ * buys. Buys are cut to the cash left and, when only the order-notional or position-weight limit fails, to the
+ * largest quantity within it; the idea as a whole stays within the daily notional limit.
+ */
+export async function gate(trx: Transaction<Database>, services: Services, accountId: string, policy: Policy, candidates: ProposedTrade[]): Promise<Gated> {
+  const now = services.clock.now();
+  const account = await readPaperAccount(trx, accountId, services.config.paperStartingCash);
+  const state = await accountState(trx, services, accountId, account.cash, now);
+  let cash = state.cash;
+  let dayNotional = state.tradedToday;
+  const trades: ProposedTrade[] = [];
+  const notes: string[] = [];
+  const drop = (trade: ProposedTrade, why: string) => notes.push(`Dropped ${describe(trade)}: ${why}`);
+
+  const ordered = [...candidates.filter((t) => t.side === 'sell'), ...candidates.filter((t) => t.side === 'buy')];
+  for (const candidate of ordered) {
+    const price = services.prices.quote(candidate.symbol, now).price;
+    let trade = candidate;
+    if (trade.side === 'sell') {
+      const held = state.held.get(trade.symbol) ?? new D(0);
+      if (trade.quantity.greaterThan(held)) {
+        drop(trade, `the account holds ${held.toFixed()} ${trade.symbol} and does not sell short.`);
+        continue;
+      }
+    } else if (worstCaseNotional(trade, price).greaterThan(cash)) {
+      const unit = trade.limit_price ? D.max(trade.limit_price, price) : price;
+      trade = { ...trade, quantity: roundQuantity(D.max(0, cash).dividedBy(unit)) };
+      notes.push(`Reduced ${describe(candidate)} to ${trade.quantity.toFixed()} to fit the ${usd(D.max(0, cash))} cash available.`);
+    }
+
+    let failed: FailedCheck[] = trade.quantity.isZero() ? [] : await checkProposal(trx, services, accountId, policy, trade);
+    if (trade.side === 'buy' && failed.length > 0 && failed.every((f) => SHRINKABLE.has(f.check))) {
+      const quantity = fittingQuantity(trade, price, policy, state);
+      if (quantity.greaterThan(0)) {
+        notes.push(`Reduced ${describe(trade)} to ${quantity.toFixed()} to fit ${failed.map((f) => f.check).join(' and ')}.`);
+        trade = { ...trade, quantity };
+        failed = await checkProposal(trx, services, accountId, policy, trade);
+      }
+    }
+
+    const notional = worstCaseNotional(trade, price);
+    if (notional.lessThan(DUST)) {
+      drop(candidate, `below ${usd(DUST)} after the limits.`);
+      continue;
+    }
+    if (failed.length === 0 && dayNotional.plus(notional).greaterThan(policy.limits.max_daily_notional)) {
+      failed.push({ check: 'policy.max_daily_notional', message: `Together with the idea's other orders, today's notional would exceed ${usd(dec(policy.limits.max_daily_notional))}.` });
+    }
+    if (failed.length > 0) {
+      drop(trade, failed.map((f) => `${f.check}: ${f.message}`).join(' '));
+      continue;
+    }
+    trades.push(trade);
+    dayNotional = dayNotional.plus(notional);
+    cash = trade.side === 'sell' ? cash.plus(notional) : cash.minus(notional);
+  }
+  return { trades, notes };
+}
