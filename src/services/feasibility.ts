@@ -41,7 +41,8 @@ export interface FeasibilityResult {
   currency: string;
   confidence: number;
   assumptions: FeasibilityAssumptions;
-  suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, MonthlyContributionNeededSuggestion];
+  /** The monthly contribution suggestion is left out when the horizon holds no whole month (no contribution is paid). */
+  suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, ...MonthlyContributionNeededSuggestion[]];
 }
 
 export class UnsupportedMarketError extends Error {
@@ -295,7 +296,7 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       capitalNeeded(s, z, decimals, confidence),
       horizonNeeded(s, z, confidence),
       targetReachable(s, z, decimals, confidence),
-      contributionNeeded(s, decimals, confidence),
+      ...(Math.floor(12 * input.horizon_years) >= 1 ? [contributionNeeded(s, decimals, confidence)] : []),
     ],
   };
 }

@@ -138,9 +138,9 @@ describe('goal feasibility', () => {
         expect(withTarget.probability).to.equal(target.probability);
         expect(target.probability).to.be.at.least(q - 1e-9);
 
-        const withContribution = evaluateFeasibility({ ...input, monthly_contribution: contribution.monthly_contribution });
-        expect(withContribution.probability).to.equal(contribution.probability);
-        expect(contribution.probability).to.be.at.least(q - 1e-9);
+        const withContribution = evaluateFeasibility({ ...input, monthly_contribution: contribution!.monthly_contribution });
+        expect(withContribution.probability).to.equal(contribution!.probability);
+        expect(contribution!.probability).to.be.at.least(q - 1e-9);
       });
     }
 
@@ -148,9 +148,9 @@ describe('goal feasibility', () => {
       const [capital, , target, contribution] = evaluateFeasibility(base).suggestions;
       expect(capital.capital).to.equal(12_583.75); // 20000·exp(−10m + z·s·√10) = 12583.7488…
       expect(target.target).to.equal(15_893.51); // 10000·exp(10m − z·s·√10) = 15893.5149…
-      expect(Math.round(contribution.monthly_contribution * 100)).to.be.closeTo(contribution.monthly_contribution * 100, 1e-6);
+      expect(Math.round(contribution!.monthly_contribution * 100)).to.be.closeTo(contribution!.monthly_contribution * 100, 1e-6);
       const yen = evaluateFeasibility({ ...base, market: 'JP', capital: 1_000_000, target: 2_000_000 }).suggestions;
-      expect(Number.isInteger(yen[0].capital) && Number.isInteger(yen[2].target) && Number.isInteger(yen[3].monthly_contribution)).to.equal(true);
+      expect(Number.isInteger(yen[0].capital) && Number.isInteger(yen[2].target) && Number.isInteger(yen[3]!.monthly_contribution)).to.equal(true);
     });
   });
 
@@ -200,8 +200,8 @@ describe('goal feasibility', () => {
       expect(capital.capital).to.equal(evaluateFeasibility(base).suggestions[0].capital);
       expect(horizon).to.deep.equal({ kind: 'horizon_needed', attainable: false, horizon_years: null, probability: null });
       expect(target).to.deep.equal({ kind: 'target_reachable', target: 0, probability: 1 });
-      expect(contribution.monthly_contribution).to.be.greaterThan(0);
-      expect(contribution.probability).to.be.at.least(0.8);
+      expect(contribution!.monthly_contribution).to.be.greaterThan(0);
+      expect(contribution!.probability).to.be.at.least(0.8);
     });
 
     it('answers capital 0 with contributions with a finite probability and an attainable horizon', () => {
@@ -230,9 +230,16 @@ describe('goal feasibility', () => {
     });
 
     it('returns the contribution cap with its probability when even the cap cannot reach the confidence', () => {
-      const [, , , contribution] = evaluateFeasibility({ ...base, horizon_years: 0.05 }).suggestions;
-      expect(contribution.monthly_contribution).to.equal(1e9);
-      expect(contribution.probability).to.be.closeTo(evaluateFeasibility({ ...base, horizon_years: 0.05 }).probability, 1e-12);
+      const input = { ...base, capital: 1, target: 1e12, horizon_years: 0.5 };
+      const [, , , contribution] = evaluateFeasibility(input).suggestions;
+      expect(contribution!.monthly_contribution).to.equal(1e9);
+      expect(contribution!.probability).to.equal(evaluateFeasibility({ ...input, monthly_contribution: 1e9 }).probability);
+      expect(contribution!.probability).to.be.below(0.8);
+    });
+
+    it('leaves out the contribution suggestion when the horizon holds no whole month', () => {
+      expect(evaluateFeasibility({ ...base, horizon_years: 0.05 }).suggestions.map((s) => s.kind)).to.not.include('monthly_contribution_needed');
+      expect(evaluateFeasibility({ ...base, horizon_years: 1 / 12 }).suggestions.map((s) => s.kind)).to.include('monthly_contribution_needed');
     });
 
     it('is deterministic at zero volatility, counting an exactly reached target as reached', () => {

@@ -1,0 +1,311 @@
+import { expect } from 'chai';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const NOW = new Date('2026-11-20T15:00:00Z');
+const clock = { now: () => NOW };
+
+describe('trade ideas', () => {
+  let server: TestServer;
+  let llm: FakeLlm;
+  let disclosureVersion: string;
+  let accounts = 0;
+
+  before(async () => {
+    llm = await startFakeLlm();
+    server = await startTestServer(
+      { ASSISTANT_BASE_URL: llm.url, ASSISTANT_API_KEY: 'test-key', ASSISTANT_MODEL: 'fake-model', ASSISTANT_TIMEOUT_MS: '1000' },
+      { clock },
+    );
+    disclosureVersion = (await server.api.get('/v1/disclosures/current', { token: await server.token(['read']) })).body.version;
+  });
+  after(async () => {
+    await server.close();
+    await llm.close();
+  });
+
+  const slug = (body: { type: string }) => body.type.split('/').pop();
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+  async function account() {
+    const email = `ideas${++accounts}@example.com`;
+    return { trade: await server.token(['read', 'trade'], email), read: await server.token(['read'], email) };
+  }
+  async function createPolicy(token: string, limits: Record<string, unknown> = {}, target = [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }]) {
+    const response = await server.api.post('/v1/policies', {
+      token,
+      json: {
+        limits: { max_order_notional: 100000, max_position_weight: 0.75, max_daily_notional: 400000, max_daily_loss: 20000, allowed_markets: ['US'], ...limits },
+        target_allocation: target,
+        consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: 'Test Holder' },
+      },
+    });
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+  }
+  const generate = (token: string, json: Record<string, unknown>) => server.api.post('/v1/ideas/generate', { token, json });
+  async function approveAll(token: string, orders: { id: string; side: string }[]) {
+    for (const order of [...orders].sort((a, b) => (a.side === b.side ? 0 : a.side === 'sell' ? -1 : 1))) {
+      const response = await server.api.post(`/v1/orders/${order.id}/approve`, { token });
+      expect(response.status, JSON.stringify(response.body)).to.equal(200);
+      expect(response.body.status).to.equal('filled');
+    }
+  }
+  async function weights(token: string) {
+    const portfolio = (await server.api.get('/v1/portfolio?market=US', { token })).body;
+    return { cash: portfolio.cash as number, ...Object.fromEntries(portfolio.holdings.map((h: any) => [h.symbol, h.weight])) } as Record<string, number>;
+  }
+
+  describe('POST /v1/ideas/generate', () => {
+    it('returns 409 policy-required when the account has no policy', async () => {
+      const { trade } = await account();
+      const response = await generate(trade, { mode: 'invest_cash', market: 'US' });
+      expect(response.status).to.equal(409);
+      expect(slug(response.body)).to.equal('policy-required');
+    });
+
+    it('returns 422 unsupported-market for a market the paper broker does not trade', async () => {
+      const { trade } = await account();
+      await createPolicy(trade);
+      const response = await generate(trade, { mode: 'invest_cash', market: 'JP' });
+      expect(response.status).to.equal(422);
+      expect(slug(response.body)).to.equal('unsupported-market');
+    });
+
+    it('returns 403 for a token without the trade scope', async () => {
+      const { trade, read } = await account();
+      await createPolicy(trade);
+      const response = await generate(read, { mode: 'invest_cash', market: 'US' });
+      expect(response.status).to.equal(403);
+      expect((await server.api.get('/v1/ideas', { token: read })).body.data).to.deep.equal([]);
+    });
+  });
+
+  describe('invest_cash, approval and rebalance on one account', () => {
+    let token: string;
+    let idea: any;
+
+    before(async () => {
+      token = (await account()).trade;
+      await createPolicy(token);
+    });
+
+    it('invest_cash proposes buys of the fresh account’s cash along 60/40, keeping a 0.5 % buffer', async () => {
+      const response = await generate(token, { mode: 'invest_cash', market: 'US' });
+      expect(response.status).to.equal(201);
+      expect(response.body.ideas).to.have.length(1);
+      idea = response.body.ideas[0];
+      expect(idea).to.include({ mode: 'invest_cash', market: 'US', created_at: NOW.toISOString() });
+      expect(idea.rationale).to.match(/99500\.00 USD of 100000\.00 USD/);
+      expect(idea.orders.map((o: any) => [o.symbol, o.side, o.order_type, o.status, o.idea_id])).to.deep.equal([
+        ['VTI', 'buy', 'market', 'proposed', idea.id],
+        ['BND', 'buy', 'market', 'proposed', idea.id],
+      ]);
+      const [vti, bnd] = idea.orders;
+      expect(vti.notional).to.be.within(59700 - vti.notional / vti.quantity / 1e6 - 0.01, 59700);
+      expect(bnd.notional).to.be.within(39800 - bnd.notional / bnd.quantity / 1e6 - 0.01, 39800);
+      expect(sum(idea.orders.map((o: any) => o.notional))).to.be.at.most(100000 * 0.995);
+    });
+
+    it('approving the proposed orders fills them, and the idea shows their current state', async () => {
+      await approveAll(token, idea.orders);
+      const current = (await server.api.get(`/v1/ideas/${idea.id}`, { token })).body;
+      expect(current.orders.map((o: any) => o.status)).to.deep.equal(['filled', 'filled']);
+      expect(current.orders[0].events.map((e: any) => e.to)).to.deep.equal(['proposed', 'submitted', 'filled']);
+      const after = await weights(token);
+      expect(after.VTI).to.be.closeTo(0.597, 0.001);
+      expect(after.BND).to.be.closeTo(0.398, 0.001);
+    });
+
+    it('rebalance right after is empty: every weight is within the band', async () => {
+      const response = await generate(token, { mode: 'rebalance', market: 'US' });
+      expect(response.status).to.equal(201);
+      expect(response.body.ideas).to.deep.equal([]);
+    });
+
+    it('after a policy change, rebalance sells then buys to restore the new allocation', async () => {
+      await createPolicy(token, {}, [{ symbol: 'VTI', weight: 0.3 }, { symbol: 'BND', weight: 0.7 }]);
+      const response = await generate(token, { mode: 'rebalance', market: 'US' });
+      expect(response.status).to.equal(201);
+      const [rebalance] = response.body.ideas;
+      expect(rebalance.mode).to.equal('rebalance');
+      expect(rebalance.rationale).to.match(/VTI 59\.\d %/).and.match(/BND 39\.\d %/);
+      expect(rebalance.orders.map((o: any) => [o.symbol, o.side, o.status])).to.deep.equal([
+        ['VTI', 'sell', 'proposed'],
+        ['BND', 'buy', 'proposed'],
+      ]);
+      await approveAll(token, rebalance.orders);
+      const after = await weights(token);
+      expect(after.VTI).to.be.closeTo(0.3, 0.005);
+      expect(after.BND).to.be.closeTo(0.7, 0.005);
+      expect((await generate(token, { mode: 'rebalance', market: 'US' })).body.ideas).to.deep.equal([]);
+    });
+  });
+
+  describe('policy limits', () => {
+    it('shrinks buys to the policy’s max_order_notional', async () => {
+      const { trade } = await account();
+      await createPolicy(trade, { max_order_notional: 10000 });
+      const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
+      for (const order of idea.orders) expect(order.notional).to.be.within(9990, 10000);
+      expect(idea.rationale).to.match(/Reduced buy [\d.]+ VTI to [\d.]+ to fit policy\.max_order_notional/);
+    });
+
+    it('shrinks a buy to the policy’s max_position_weight', async () => {
+      const { trade } = await account();
+      await createPolicy(trade, { max_position_weight: 0.5 });
+      const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
+      expect(idea.orders[0].symbol).to.equal('VTI');
+      expect(idea.orders[0].notional).to.be.within(49990, 50000);
+      expect(idea.rationale).to.match(/policy\.max_position_weight/);
+    });
+
+    it('drops a trade that would exceed the daily notional together with the idea’s other orders', async () => {
+      const { trade } = await account();
+      await createPolicy(trade, { max_daily_notional: 60000 });
+      const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
+      expect(idea.orders.map((o: any) => o.symbol)).to.deep.equal(['VTI']);
+      expect(idea.rationale).to.match(/Dropped buy [\d.]+ BND: policy\.max_daily_notional/);
+    });
+
+    it('drops a sell of a symbol outside allowed_symbols and names it in the rationale', async () => {
+      const { trade } = await account();
+      await createPolicy(trade);
+      await approveAll(trade, (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas[0].orders);
+      await createPolicy(trade, { allowed_symbols: ['VTI', 'AGG'] }, [{ symbol: 'VTI', weight: 0.5 }, { symbol: 'AGG', weight: 0.5 }]);
+      const [idea] = (await generate(trade, { mode: 'rebalance', market: 'US' })).body.ideas;
+      expect(idea.orders.map((o: any) => [o.symbol, o.side])).to.deep.equal([
+        ['VTI', 'sell'],
+        ['AGG', 'buy'],
+      ]);
+      expect(idea.rationale).to.match(/Dropped sell [\d.]+ BND: policy\.symbol_allowed/);
+    });
+  });
+
+  describe('assistant', () => {
+    const askAssistant = (token: string, instructions?: string) => generate(token, { mode: 'assistant', market: 'US', ...(instructions ? { instructions } : {}) });
+
+    it('returns 503 assistant-not-configured without an LLM endpoint', async () => {
+      const bare = await startTestServer({}, { clock });
+      try {
+        const token = await bare.token(['read', 'trade']);
+        const policy = await bare.api.post('/v1/policies', {
+          token,
+          json: {
+            limits: { max_order_notional: 50000, max_position_weight: 0.6, max_daily_notional: 200000, max_daily_loss: 20000, allowed_markets: ['US'] },
+            target_allocation: [{ symbol: 'VTI', weight: 1 }],
+            consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: 'Test Holder' },
+          },
+        });
+        expect(policy.status).to.equal(201);
+        const response = await bare.api.post('/v1/ideas/generate', { token, json: { mode: 'assistant', market: 'US' } });
+        expect(response.status).to.equal(503);
+        expect(slug(response.body)).to.equal('assistant-not-configured');
+      } finally {
+        await bare.close();
+      }
+    });
+
+    it('stores the validated proposal as an idea and sends the portfolio, policy, universe and instructions', async () => {
+      const { trade } = await account();
+      await createPolicy(trade);
+      llm.reply({
+        content: JSON.stringify({
+          rationale: 'Start with a bond-heavy position.',
+          orders: [
+            { symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' },
+            { symbol: 'VTI', side: 'buy', quantity: 5.5, order_type: 'limit', limit_price: 400 },
+            { symbol: 'AAPL', side: 'sell', quantity: 1, order_type: 'market', limit_price: null },
+          ],
+        }),
+      });
+      const before = llm.requests.length;
+      const response = await askAssistant(trade, 'Prefer bonds this month.');
+      expect(response.status, JSON.stringify(response.body)).to.equal(201);
+      const [idea] = response.body.ideas;
+      expect(idea.mode).to.equal('assistant');
+      expect(idea.rationale).to.match(/^Start with a bond-heavy position\. /).and.match(/Dropped sell 1 AAPL: the account holds 0 AAPL/);
+      expect(idea.orders.map((o: any) => [o.symbol, o.side, o.quantity, o.order_type, o.limit_price, o.status])).to.deep.equal([
+        ['BND', 'buy', 10, 'market', null, 'proposed'],
+        ['VTI', 'buy', 5.5, 'limit', 400, 'proposed'],
+      ]);
+      expect(idea.orders[1].notional).to.equal(2200);
+
+      expect(llm.requests).to.have.length(before + 1);
+      const sent = llm.requests[before]!;
+      expect(sent.path).to.equal('/v1/chat/completions');
+      expect(sent.headers.authorization).to.equal('Bearer test-key');
+      expect(sent.body).to.include({ model: 'fake-model', temperature: 0 });
+      expect(sent.body.response_format).to.deep.equal({ type: 'json_object' });
+      const [system, user] = sent.body.messages;
+      expect(system.role).to.equal('system');
+      expect(system.content).to.match(/"rationale"/).and.match(/"orders"/);
+      expect(user.role).to.equal('user');
+      expect(user.content).to.include('"cash":100000').and.include('"target_allocation":[{"symbol":"VTI","weight":0.6}');
+      expect(user.content).to.include('"max_order_notional":100000').and.include('"symbol":"COST"').and.include('Prefer bonds this month.');
+    });
+
+    const failures: [string, Parameters<FakeLlm['reply']>[0], RegExp][] = [
+      ['malformed JSON', { content: 'Sure! Here are your trades: {"orders": [' }, /not JSON/],
+      ['schema-violating output', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'VTI', side: 'hold', quantity: -1, order_type: 'market', note: 'extra' }] }) }, /expected shape/],
+      ['a limit order without a limit price', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'limit' }] }) }, /limit_price/],
+      ['more than 20 orders', { content: JSON.stringify({ rationale: 'x', orders: Array(21).fill({ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'market' }) }) }, /expected shape/],
+      ['an unknown symbol', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'ZZZZ', side: 'buy', quantity: 1, order_type: 'market' }] }) }, /ZZZZ/],
+      ['HTTP 500', { status: 500 }, /HTTP 500/],
+      ['a timeout', { content: '{"rationale": "late", "orders": []}', delayMs: 1500 }, /did not answer within 1000 ms/],
+    ];
+    for (const [what, reply, detail] of failures) {
+      it(`returns 502 assistant-failed for ${what} and stores nothing`, async () => {
+        const { trade } = await account();
+        await createPolicy(trade);
+        llm.reply(reply);
+        const response = await askAssistant(trade);
+        expect(response.status).to.equal(502);
+        expect(slug(response.body)).to.equal('assistant-failed');
+        expect(response.body.detail).to.match(detail);
+        expect((await server.api.get('/v1/ideas', { token: trade })).body.data).to.deep.equal([]);
+        expect((await server.api.get('/v1/orders', { token: trade })).body.data).to.deep.equal([]);
+      });
+    }
+  });
+
+  describe('GET /v1/ideas and /v1/ideas/{id}', () => {
+    let token: string;
+    let ids: string[];
+
+    before(async () => {
+      token = (await account()).trade;
+      await createPolicy(token);
+      ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await generate(token, { mode: 'invest_cash', market: 'US' })).body.ideas[0].id);
+    });
+
+    it('lists the account’s ideas newest first, with cursor pagination', async () => {
+      const first = await server.api.get('/v1/ideas?limit=2', { token });
+      expect(first.status).to.equal(200);
+      expect(first.body.data.map((i: any) => i.id)).to.deep.equal([ids[2], ids[1]]);
+      expect(first.body.data[0].orders).to.have.length(2);
+      const second = await server.api.get(`/v1/ideas?limit=2&cursor=${first.body.next_cursor}`, { token });
+      expect(second.body.data.map((i: any) => i.id)).to.deep.equal([ids[0]]);
+      expect(second.body.next_cursor).to.equal(null);
+      expect((await server.api.get('/v1/ideas?mode=rebalance', { token })).body.data).to.deep.equal([]);
+    });
+
+    it('returns one idea with its orders in their current states', async () => {
+      const idea = (await server.api.get(`/v1/ideas/${ids[0]}`, { token })).body;
+      const rejected = await server.api.post(`/v1/orders/${idea.orders[0].id}/reject`, { token, json: { reason: 'not now' } });
+      expect(rejected.status).to.equal(200);
+      const current = await server.api.get(`/v1/ideas/${ids[0]}`, { token });
+      expect(current.status).to.equal(200);
+      expect(current.body.orders.map((o: any) => o.status)).to.deep.equal(['rejected', 'proposed']);
+    });
+
+    it('returns 404 for an unknown idea and for another account’s idea', async () => {
+      const other = (await account()).read;
+      const foreign = await server.api.get(`/v1/ideas/${ids[0]}`, { token: other });
+      expect(foreign.status).to.equal(404);
+      expect(slug(foreign.body)).to.equal('not-found');
+      expect((await server.api.get('/v1/ideas', { token: other })).body.data).to.deep.equal([]);
+      expect((await server.api.get('/v1/ideas/idea_unknown', { token })).status).to.equal(404);
+    });
+  });
+});
