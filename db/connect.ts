@@ -71,9 +71,11 @@ export interface OpenOptions {
 export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
-    pool.on('error', () => {
-      // An idle client lost its connection; the pool replaces it and the next query reports any lasting outage.
-    });
+    // A client that loses its connection emits 'error'; unheard, that would crash the process. The query in flight
+    // fails on its own (and becomes a 503), the pool replaces the client, and the next query finds out if it lasts.
+    const ignore = () => {};
+    pool.on('error', ignore);
+    pool.on('connect', (client) => client.on('error', ignore));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { kysely, kind: 'postgres', close: () => kysely.destroy() };
   }

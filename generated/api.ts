@@ -1012,6 +1012,11 @@ export interface components {
              */
             database: "ok" | "fail";
             /**
+             * @description `draining` once the process has begun a graceful shutdown: it finishes in-flight requests and takes no new work.
+             * @enum {string}
+             */
+            requests?: "ok" | "draining";
+            /**
              * @description The shared rate-limit store (Redis), only when configured.
              * @enum {string}
              */

@@ -23,16 +23,16 @@ export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ reques
 export const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });
 
 export const getReadiness: Handler<'getReadiness'> = async ({ services }) => {
-  let database: 'ok' | 'unavailable' = 'ok';
+  let database: 'ok' | 'fail' = 'ok';
   try {
     await ping(services.db.kysely);
   } catch {
-    database = 'unavailable';
+    database = 'fail';
   }
   const ready = lifecycle.ready && database === 'ok';
   return {
     status: ready ? 200 : 503,
-    body: { status: ready ? 'ready' : 'not_ready', checks: { database, accepting_requests: lifecycle.ready ? 'ok' : 'draining' } },
+    body: { status: ready ? 'ready' : 'not_ready', checks: { database, requests: lifecycle.ready ? 'ok' : 'draining' } },
     headers: ready ? {} : { 'Retry-After': '5' },
   } as never;
 };

@@ -1,9 +1,6 @@
 import { notYetAvailable, type Handler } from './types.js';
 
-// Ideas and daily reports (issue 3) are being built; each moves to its own file when done.
+// Ideas (issue 3) are being built; they move to handlers/ideas.ts when done.
 export const listIdeas: Handler<'listIdeas'> = async () => notYetAvailable();
 export const generateIdeas: Handler<'generateIdeas'> = async () => notYetAvailable();
 export const getIdea: Handler<'getIdea'> = async () => notYetAvailable();
-export const listDailyReports: Handler<'listDailyReports'> = async () => notYetAvailable();
-export const generateDailyReport: Handler<'generateDailyReport'> = async () => notYetAvailable();
-export const getDailyReport: Handler<'getDailyReport'> = async () => notYetAvailable();

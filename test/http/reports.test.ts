@@ -91,7 +91,6 @@ describe('daily reports', () => {
     });
 
     it('reports the policy version in force at the end of the day, not a later one', () => {
-      console.log(JSON.stringify(first.body, null, 1));
       expect(first.body.policy_version).to.equal(2);
     });
 

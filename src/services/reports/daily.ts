@@ -14,7 +14,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A real calendar date in `YYYY-MM-DD` form (the contract validates it too; GraphQL and MCP callers may not). */
 export function isDate(value: string): boolean {
-  return DATE.test(value) && !Number.isNaN(utcDay(value).start.getTime()) && utcDay(value).start.toISOString().startsWith(value);
+  if (!DATE.test(value)) return false;
+  const { start } = utcDay(value);
+  return !Number.isNaN(start.getTime()) && start.toISOString().startsWith(value);
 }
 
 function invalidField(pointer: string, detail = 'must be a date (YYYY-MM-DD)'): ProblemError {
@@ -29,6 +31,12 @@ function notInFuture(date: string, now: Date): void {
   }
 }
 
+// jsonb stores keys in its own order; the view restores the contract's, so responses read the same every time.
+const inOrder = <T extends object>(value: T, keys: readonly (keyof T)[]): T => Object.fromEntries(keys.map((k) => [k, value[k]])) as T;
+const COUNT_KEYS = ['proposed', 'filled', 'rejected', 'cancelled', 'blocked', 'expired'] as const;
+const DECISION_KEYS = ['order_id', 'symbol', 'side', 'quantity', 'outcome', 'decided_by_client_id', 'decided_at', 'reason', 'failed_checks'] as const;
+const EVENT_KEYS = ['action', 'level', 'at', 'by', 'reason'] as const;
+
 function reportView(row: Selectable<DailyReportsTable>): DailyReport {
   const c = row.content as unknown as ReportContent;
   return {
@@ -37,14 +45,14 @@ function reportView(row: Selectable<DailyReportsTable>): DailyReport {
     currency: c.currency,
     policy_version: c.policy_version,
     ideas_generated: c.ideas_generated,
-    orders: c.orders,
-    decisions: c.decisions,
+    orders: inOrder(c.orders, COUNT_KEYS),
+    decisions: c.decisions.map((d) => inOrder({ ...d, failed_checks: d.failed_checks.map((f) => inOrder(f, ['check', 'message'])) }, DECISION_KEYS)),
     notional_traded: c.notional_traded,
     start_value: c.start_value,
     end_value: c.end_value,
     pnl: c.pnl,
     risk_gate_blocks: c.risk_gate_blocks,
-    kill_switch_events: c.kill_switch_events,
+    kill_switch_events: c.kill_switch_events.map((e) => inOrder(e, EVENT_KEYS)),
     generated_at: new Date(row.generated_at).toISOString(),
   };
 }

@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { migrateToLatest, openDatabase, type Db } from '../../db/connect.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { ApiClient } from '../support/client.js';
+import { createTestDatabase, testBackend, type TestDatabase } from '../support/database.js';
+import { freePort } from '../support/server.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
+
+describe('losing the database', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let db: Db;
+  let running: RunningServer;
+  let api: ApiClient;
+
+  before(async function () {
+    if ((await testBackend()) !== 'postgres') this.skip();
+    database = await createTestDatabase();
+    const target = new URL(database.url!);
+    proxy = new TcpProxy(Number(target.port || 5432), target.hostname);
+    await proxy.start();
+    target.port = String(proxy.port);
+    db = await openDatabase({ databaseUrl: target.toString() });
+    await migrateToLatest(db.kysely);
+    const port = await freePort();
+    const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
+    running = await startServer(config, db, pino({ level: 'silent' }));
+    api = new ApiClient(`http://127.0.0.1:${port}`);
+  });
+  after(async () => {
+    await running?.drain();
+    await db?.close();
+    await proxy?.stop();
+    await database?.drop();
+  });
+
+  it('answers 503 with Retry-After while the database is gone, and serves again once it is back, without a restart', async () => {
+    const client = await running.services.clients.create({ accountEmail: 'outage@example.com', scopes: ['read'] });
+    const form = { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret };
+    const { access_token: token } = (await api.post('/oauth/token', { form })).body;
+    expect((await api.get('/v1/portfolio', { token })).status).to.equal(200);
+
+    proxy.cut();
+    const portfolio = await api.get('/v1/portfolio', { token });
+    expect(portfolio.status).to.equal(503);
+    expect(portfolio.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(portfolio.body.type).to.match(/\/problems\/service-unavailable$/);
+    expect(portfolio.text).to.not.match(/ECONN|terminated|stack/i);
+    expect((await api.post('/oauth/token', { form })).status).to.equal(503);
+    const readiness = await api.get('/readyz');
+    expect(readiness.status).to.equal(503);
+    expect(readiness.body.checks.database).to.equal('fail');
+    expect((await api.get('/healthz')).status).to.equal(200);
+
+    proxy.restore();
+    expect((await api.get('/readyz')).status).to.equal(200);
+    expect((await api.get('/v1/portfolio', { token })).status).to.equal(200);
+    expect((await api.post('/oauth/token', { form })).status).to.equal(200);
+  });
+});
