@@ -85,3 +85,14 @@ describe('the service process on the embedded database', () => {
     expect(await exited).to.equal(0);
   });
 });
+
+describe('starting with a bad environment', () => {
+  it('exits with a message naming the variable, before opening any database', async () => {
+    const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).to.equal(78);
+    expect(stderr).to.include('Configuration error: PORT: must be a whole number');
+  });
+});

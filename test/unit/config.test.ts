@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    expect(config).to.include({ port: 3000, baseUrl: 'http://localhost:3000', rateLimitPerMinute: 300, tokenRateLimitPerMinute: 30, tokenTtlSeconds: 3600 });
+    expect(config.databaseUrl).to.equal(undefined);
+    expect(config.dataDir).to.match(/\.data$/);
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['PORT', 'eighty', /whole number/],
+    ['PORT', '70000', /between 0 and 65535/],
+    ['BASE_URL', 'not a url', /absolute URL/],
+    ['DATABASE_URL', 'mysql://x', /postgres/],
+    ['LOG_LEVEL', 'loud', /one of/],
+    ['SIGNING_KEY_PEM', 'secret', /PKCS#8/],
+    ['PAPER_STARTING_CASH', '-5', /amount/],
+    ['BCRYPT_COST', '3', /between 4 and 15/],
+  ];
+  for (const [variable, value, message] of bad) {
+    it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
+      expect(() => loadConfig({ [variable]: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(new RegExp(`^${variable}: `))
+        .and.matches(message);
+    });
+  }
+
+  it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
+    expect(loadConfig({ BASE_URL: 'https://api.example.com/' }).baseUrl).to.equal('https://api.example.com');
+  });
+});
