@@ -55,6 +55,20 @@ describe('operator CLI', () => {
     expect((await cli(['client', 'revoke', client.client_id], env)).code).to.equal(1);
   });
 
+  it('engages and releases the global kill switch, and releases an account’s, as the running server sees it', async () => {
+    const env = { DATABASE_URL: server.database.url! };
+    const holder = await server.account(['read', 'trade'], 'switch@example.com');
+    expect((await cli(['kill-switch', 'global', 'on', '--reason', 'market halt'], env)).code).to.equal(0);
+    expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body).to.include({ engaged: true, level: 'global', reason: 'market halt' });
+    expect((await cli(['kill-switch', 'global', 'off'], env)).code).to.equal(0);
+    expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body.engaged).to.equal(false);
+
+    await server.api.post('/v1/kill-switch', { token: holder.token, json: { reason: 'pause' } });
+    const released = await cli(['kill-switch', 'account', 'release', '--account', 'switch@example.com', '--json'], env);
+    expect(JSON.parse(released.stdout)).to.include({ level: 'account', changed: true });
+    expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body.engaged).to.equal(false);
+  });
+
   it('explains bad input without a stack trace', async () => {
     const env = { DATABASE_URL: server.database.url! };
     const badScope = await cli(['client', 'create', '--account', 'ops@example.com', '--scopes', 'admin'], env);

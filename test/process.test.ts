@@ -1,46 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { freePort } from './support/server.js';
-
-/** Collects a child's output and resolves when a line matches. */
-function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        child.stdout!.off('data', onData);
-        resolve(seen);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${seen}`)));
-  });
-}
+import { startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
 
 describe('the service process on the embedded database', () => {
+  let service: ServiceProcess;
   let child: ChildProcess;
-  let dataDir: string;
   let port: number;
   let output: string;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'ias-process-'));
-    port = await freePort();
-    child = spawn('node_modules/.bin/tsx', ['src/main.ts', '--demo'], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    output = await waitForOutput(child, /"msg":"serving"/);
+    service = await startServiceProcess();
+    ({ child, port, output } = service);
   });
-  after(() => {
-    child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => service.stop());
 
   it('prints a demo client whose credentials obtain a token', async () => {
     const id = /CLIENT_ID=(\S+)/.exec(output)?.[1];
