@@ -550,8 +550,11 @@ export interface paths {
         /**
          * Approve a proposed order
          * @description Approves a `proposed` order. With the kill switch off and the policy check and risk gate passing,
-         *     the order is submitted to the paper broker and filled; cash and positions change in the same
-         *     transaction and the response is the `filled` order.
+         *     the order is submitted to the paper broker and filled at the current price; cash and positions
+         *     change in the same transaction and the response is the `filled` order. A `limit` order the price
+         *     has not reached stays `submitted` (the paper broker does not fill resting orders later; cancel it).
+         *     Before the checks, a day's loss at or beyond the policy's `max_daily_loss` engages the account
+         *     kill switch (`engaged_by: system`).
          *
          *     | from | trigger | condition | to | effects |
          *     |---|---|---|---|---|
@@ -1628,7 +1631,7 @@ export interface components {
             filled_quantity: number;
             /**
              * Format: date-time
-             * @description A `proposed` order not decided by this time becomes `expired`.
+             * @description A `proposed` order not decided by this time (24 hours after creation) becomes `expired`.
              */
             expires_at: string;
             /**
@@ -3551,7 +3554,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The order after approval (`filled`). */
+            /** @description The order after approval (`filled`, or `submitted` for a limit order the price has not reached). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
