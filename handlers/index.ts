@@ -8,7 +8,6 @@ import * as policies from './policies.js';
 import * as portfolio from './portfolio.js';
 import * as ideas from './ideas.js';
 import * as reports from './reports.js';
-import * as trading from './trading.js';
 import type { HandlerRegistry } from './types.js';
 
 /** One handler per operationId of openapi.yaml; the type makes a missing or unknown one a compile error. */
@@ -17,7 +16,6 @@ export const handlers: HandlerRegistry = {
   ...meta,
   ...accounts,
   ...goals,
-  ...trading,
   ...policies,
   ...portfolio,
   ...killSwitch,

@@ -4,10 +4,10 @@ import type { Database } from '../../../db/schema.js';
 import { worstCaseNotional, type AccountState, type FailedCheck, type ProposedTrade } from '../checks.js';
 import type { Services } from '../index.js';
 import { readPaperAccount } from '../ledger.js';
-import { D, dec, roundQuantity, type Dec } from '../money.js';
+import { D, dec, roundMoney, roundQuantity, type Dec } from '../money.js';
 import { accountState } from '../orders/account-state.js';
 import { checkProposal } from '../orders/propose.js';
-import { DUST, usd } from './allocation.js';
+import { CASH_BUFFER, DUST, percent, usd } from './allocation.js';
 
 type Policy = components['schemas']['Policy'];
 
@@ -33,8 +33,8 @@ function fittingQuantity(trade: ProposedTrade, price: Dec, policy: Policy, state
 
 /**
  * Runs every trade through the policy check before it may be proposed, sells first so their proceeds fund the
- * buys. Buys are cut to the cash left and, when only the order-notional or position-weight limit fails, to the
- * largest quantity within it; the idea as a whole stays within the daily notional limit.
+ * buys. Buys are cut to the cash left (less the buffer) and, when only the order-notional or position-weight
+ * limit fails, to the largest quantity within it; the idea as a whole stays within the daily notional limit.
  */
 export async function gate(trx: Transaction<Database>, services: Services, accountId: string, policy: Policy, candidates: ProposedTrade[]): Promise<Gated> {
   const now = services.clock.now();
@@ -58,8 +58,9 @@ export async function gate(trx: Transaction<Database>, services: Services, accou
       }
     } else if (worstCaseNotional(trade, price).greaterThan(cash)) {
       const unit = trade.limit_price ? D.max(trade.limit_price, price) : price;
-      trade = { ...trade, quantity: roundQuantity(D.max(0, cash).dividedBy(unit)) };
-      notes.push(`Reduced ${describe(candidate)} to ${trade.quantity.toFixed()} to fit the ${usd(D.max(0, cash))} cash available.`);
+      const spendable = roundMoney(D.max(0, cash).times(dec(1).minus(CASH_BUFFER)));
+      trade = { ...trade, quantity: roundQuantity(spendable.dividedBy(unit)) };
+      notes.push(`Reduced ${describe(candidate)} to ${trade.quantity.toFixed()} to fit the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}.`);
     }
 
     let failed: FailedCheck[] = trade.quantity.isZero() ? [] : await checkProposal(trx, services, accountId, policy, trade);
