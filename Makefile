@@ -6,7 +6,7 @@ export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
 EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts
 
-.PHONY: run test install build generate check-generated lint typecheck test-unit test-all test-embedded clean
+.PHONY: run test install build generate check-generated lint typecheck test-all test-embedded bench clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -41,6 +41,10 @@ test-all: install
 
 test-embedded: install
 	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
+
+# Benchmarks print ratios against a baseline measured in the same run; they are not part of `make test`.
+bench: install
+	npm run bench:orders
 
 clean:
 	rm -rf dist .data

@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import type { components } from '../../generated/api.js';
+import { policyCheck, riskGate, type AccountState, type ProposedTrade } from '../../src/services/checks.js';
+import type { Quote } from '../../src/services/market-data.js';
+import { D, dec } from '../../src/services/money.js';
+
+type Policy = components['schemas']['Policy'];
+
+const now = new Date('2026-11-20T15:00:00Z');
+const quote: Quote = { symbol: 'VTI', price: dec('100'), as_of: new Date(now.getTime() - 60_000) };
+const policy = {
+  limits: { max_order_notional: 5000, max_position_weight: 0.5, max_daily_notional: 8000, max_daily_loss: 1000, allowed_markets: ['US'], allowed_symbols: ['VTI', 'BND'], blocked_symbols: ['BND'] },
+} as unknown as Policy;
+const account: AccountState = { cash: dec('10000'), held: new Map([['VTI', dec('10')]]), totalValue: dec('20000'), tradedToday: dec('2000') };
+const buy = (quantity: string, extra: Partial<ProposedTrade> = {}): ProposedTrade => ({
+  market: 'US',
+  symbol: 'VTI',
+  side: 'buy',
+  quantity: dec(quantity),
+  order_type: 'market',
+  limit_price: null,
+  ...extra,
+});
+const checks = (failed: { check: string }[]) => failed.map((f) => f.check);
+
+describe('policy check and risk gate rules, each passing and failing', () => {
+  it('passes an order within every rule', () => {
+    expect(policyCheck(buy('10'), quote, policy, account)).to.deep.equal([]);
+    expect(riskGate(buy('10'), quote, account, now, false)).to.deep.equal([]);
+  });
+
+  const policyCases: [string, ProposedTrade, Partial<AccountState>?][] = [
+    ['policy.market', buy('1', { market: 'CA' })],
+    ['policy.symbol_allowed', buy('1', { symbol: 'AAPL' })],
+    ['policy.symbol_blocked', buy('1', { symbol: 'BND' })],
+    ['policy.max_order_notional', buy('51')],
+    ['policy.max_position_weight', buy('45'), { held: new Map([['VTI', dec('60')]]) }],
+    ['policy.max_daily_notional', buy('30'), { tradedToday: dec('6000') }],
+  ];
+  for (const [check, trade, state] of policyCases) {
+    it(`fails ${check} alone`, () => {
+      expect(checks(policyCheck(trade, quote, policy, { ...account, ...state }))).to.deep.equal([check]);
+    });
+  }
+
+  it('lets a sell lower a position whatever its weight', () => {
+    expect(policyCheck(buy('5', { side: 'sell' }), quote, policy, { ...account, held: new Map([['VTI', dec('150')]]) })).to.deep.equal([]);
+  });
+
+  const riskCases: [string, ProposedTrade, Partial<AccountState>?, boolean?, Quote?][] = [
+    ['risk.buying_power', buy('40'), { cash: dec('3999') }],
+    ['risk.position', buy('11', { side: 'sell' })],
+    ['risk.price_collar', buy('1', { order_type: 'limit', limit_price: dec('111') })],
+    ['risk.max_quantity', buy('1000001'), { cash: dec('1e12') }],
+    ['risk.duplicate_order', buy('1'), {}, true],
+    ['risk.stale_price', buy('1'), {}, false, { ...quote, as_of: new Date(now.getTime() - 16 * 60_000) }],
+  ];
+  for (const [check, trade, state, duplicate, fresh] of riskCases) {
+    it(`fails ${check} alone`, () => {
+      expect(checks(riskGate(trade, fresh ?? quote, { ...account, ...state }, now, duplicate ?? false))).to.deep.equal([check]);
+    });
+  }
+
+  it('accepts a limit inside the collar and prices a buy limit at its worst case for buying power', () => {
+    expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, account, now, false)).to.deep.equal([]);
+    const exact = { ...account, cash: new D(109) };
+    expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, exact, now, false)).to.deep.equal([]);
+    expect(checks(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, { ...exact, cash: dec('108.99') }, now, false))).to.deep.equal(['risk.buying_power']);
+  });
+});
