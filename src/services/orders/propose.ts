@@ -29,8 +29,11 @@ export async function proposeOrders(
 ): Promise<Order[]> {
   if (input.trades.length === 0) return [];
   const now = services.clock.now();
+  // Ids carry wall-clock creation time (one millisecond apart within an idea), so lists run newest first even
+  // under a pinned service clock.
+  const createdAt = Date.now();
   const rows = input.trades.map((trade, index) => ({
-    id: newId('ord', now.getTime() + index),
+    id: newId('ord', createdAt + index),
     account_id: input.accountId,
     idea_id: input.ideaId,
     market: trade.market,
