@@ -5,7 +5,7 @@ import { OpenAPIBackend, type Context, type Document, type Operation } from 'ope
 import type { Logger } from 'pino';
 import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
 import type { Principal } from '../auth/tokens.js';
-import { OAuthError } from '../problems.js';
+import { OAuthError, ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, BearerAuthError, bearerSecurityHandler, unauthorizedReply } from './auth.js';
 import { parseBody } from './body.js';
@@ -111,6 +111,10 @@ export async function createApiMiddleware(document: Document, services: Services
         operation = api.router.matchOperation(apiRequest, true);
       } catch {
         operation = undefined;
+      }
+      // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
+      if (operation && req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
+        throw new ProblemError('not-acceptable', `Responses are application/json (errors application/problem+json); the Accept header "${req.headers.accept}" allows neither.`);
       }
       const body = operation ? parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation)) : undefined;
       reply = (await api.handleRequest({ ...apiRequest, body }, req, state)) as Reply;

@@ -44,6 +44,12 @@ describe('request hygiene and problem details', () => {
     expect(wrongMethod.headers.get('allow')).to.equal('POST');
   });
 
+  it('answers 406 to an Accept header that allows no JSON, and serves one that does', async () => {
+    expectProblem(await server.api.get('/healthz', { headers: { accept: 'text/html' } }), 406, 'not-acceptable');
+    expect((await server.api.get('/healthz', { headers: { accept: 'text/html, application/json;q=0.5' } })).status).to.equal(200);
+    expect((await server.api.get('/healthz', { headers: { accept: '*/*' } })).status).to.equal(200);
+  });
+
   it('lists every failing field of an invalid request with a JSON pointer', async () => {
     const response = await server.api.post(feasibility, { token, json: { capital: -1, horizon_years: 'ten', market: 'US', surprise: true } });
     expectProblem(response, 400, 'validation-error');
