@@ -27,13 +27,25 @@ describe('the service process on the embedded database', () => {
     expect(response.status).to.equal(200);
   });
 
-  it('logs JSON lines with request ids and never the secret it printed', async () => {
-    const secret = /CLIENT_SECRET=(\S+)/.exec(output)![1]!;
-    await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { 'x-request-id': 'log-check' } });
-    const logged = await waitForOutput(child, /"id":"log-check"/);
+  it('logs JSON lines with request ids, and never a secret or a token it handled', async () => {
+    const { id, secret } = service.credentials();
+    const base = `http://127.0.0.1:${port}`;
+    const log = waitForOutput(child, /"id":"log-check"/);
+    const issued = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'token-call' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }),
+    });
+    const { access_token: token } = (await issued.json()) as { access_token: string };
+    await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } });
+    const logged = await log;
     const lines = logged.split('\n').filter((l) => l.startsWith('{'));
-    expect(lines.some((l) => JSON.parse(l).req?.id === 'log-check')).to.equal(true);
-    expect(logged.split('CLIENT_SECRET=')[0]).to.not.include(secret);
+    expect(lines.some((l) => JSON.parse(l).req?.id === 'token-call')).to.equal(true);
+    for (const line of lines) {
+      expect(line).to.not.include(secret);
+      expect(line).to.not.include(token);
+      expect(line).to.not.include('probe=1');
+    }
   });
 
   it('drains an in-flight request on SIGTERM, then exits 0', async () => {
