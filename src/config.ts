@@ -29,7 +29,8 @@ export interface Config {
   rateLimitPerMinute: number;
   tokenRateLimitPerMinute: number;
   webConcurrency: number;
-  trustProxy: string | false;
+  /** express `trust proxy`: a hop count, or addresses/subnets/names (loopback, uniquelocal, ...); false trusts none. */
+  trustProxy: number | string | false;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -84,7 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
-  const trustProxy = env.TRUST_PROXY ? env.TRUST_PROXY : false;
+  const rawTrust = env.TRUST_PROXY?.trim();
+  const trustProxy = !rawTrust || rawTrust === 'false' ? false : /^\d+$/.test(rawTrust) ? Number(rawTrust) : rawTrust;
+  if (rawTrust === 'true') throw new ConfigError('TRUST_PROXY', 'trusting every proxy lets any client choose its IP; give a hop count (1) or the proxy addresses');
   const signingKeyPem = env.SIGNING_KEY_PEM || undefined;
   if (signingKeyPem && !signingKeyPem.includes('-----BEGIN PRIVATE KEY-----')) {
     throw new ConfigError('SIGNING_KEY_PEM', 'must be a PKCS#8 PEM private key (Ed25519 or P-256)');

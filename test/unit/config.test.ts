@@ -18,6 +18,7 @@ describe('configuration from the environment', () => {
     ['SIGNING_KEY_PEM', 'secret', /PKCS#8/],
     ['PAPER_STARTING_CASH', '-5', /amount/],
     ['BCRYPT_COST', '3', /between 4 and 15/],
+    ['TRUST_PROXY', 'true', /hop count/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -28,6 +29,12 @@ describe('configuration from the environment', () => {
         .and.matches(message);
     });
   }
+
+  it('reads TRUST_PROXY as a hop count or a list of proxy addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).to.equal('loopback, 10.0.0.0/8');
+    expect(loadConfig({}).trustProxy).to.equal(false);
+  });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
     expect(loadConfig({ BASE_URL: 'https://api.example.com/' }).baseUrl).to.equal('https://api.example.com');
