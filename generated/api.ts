@@ -1560,10 +1560,19 @@ export interface components {
             /** @description Free-text guidance for mode `assistant`; ignored by the other modes. */
             instructions?: string;
         };
-        /** @description The generated ideas. */
+        /** @description The generated ideas, and why nothing (or less than the engine wanted) was proposed. */
         GenerateIdeasResponse: {
             /** @description Ideas generated; empty when there is nothing to do. */
             ideas: components["schemas"]["Idea"][];
+            /**
+             * @description Plain-language reasons, for people: why `ideas` is empty (every weight within the rebalance band,
+             *     no idle cash, no trade passing the policy check) and which trades the policy check dropped. Empty
+             *     when everything the engine wanted was proposed.
+             * @example [
+             *       "Every weight is within the policy’s rebalance band: nothing to rebalance."
+             *     ]
+             */
+            notes: string[];
         };
         /** @description A trade proposal with its rationale and orders. */
         Idea: {

@@ -5,7 +5,7 @@ import { principalOf, type Handler } from './types.js';
 
 export const generateIdeas: Handler<'generateIdeas'> = async (context) => {
   const { accountId, clientId } = principalOf(context);
-  return { status: 201, body: { ideas: await generate(context.services, { accountId, clientId }, context.body) } };
+  return { status: 201, body: await generate(context.services, { accountId, clientId }, context.body) };
 };
 
 export const listIdeas: Handler<'listIdeas'> = async (context) => ({

@@ -118,6 +118,7 @@ describe('trade ideas', () => {
       const response = await generate(token, { mode: 'rebalance', market: 'US' });
       expect(response.status).to.equal(201);
       expect(response.body.ideas).to.deep.equal([]);
+      expect(response.body.notes).to.deep.equal(['Every weight is within the policy’s rebalance band: nothing to rebalance.']);
     });
 
     it('after a policy change, rebalance sells then buys to restore the new allocation', async () => {
@@ -163,6 +164,15 @@ describe('trade ideas', () => {
       const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
       expect(idea.orders.map((o: any) => o.symbol)).to.deep.equal(['VTI']);
       expect(idea.rationale).to.match(/Dropped buy [\d.]+ BND: policy\.max_daily_notional/);
+    });
+
+    it('proposes no idea when no trade passes the policy check, and says why in the notes', async () => {
+      const { trade } = await account();
+      await createPolicy(trade, { max_daily_notional: 1 });
+      const response = await generate(trade, { mode: 'invest_cash', market: 'US' });
+      expect(response.body.ideas).to.deep.equal([]);
+      expect(response.body.notes[0]).to.equal('No trade passed the policy check.');
+      expect(response.body.notes.slice(1).join(' ')).to.match(/Dropped buy [\d.]+ VTI: policy\.max_daily_notional/);
     });
 
     it('drops a sell of a symbol outside allowed_symbols and names it in the rationale', async () => {

@@ -19,11 +19,23 @@ export interface Actor {
   clientId: string;
 }
 
+export interface Generated {
+  ideas: Idea[];
+  /** Why nothing, or less than the engine wanted, was proposed. */
+  notes: string[];
+}
+
+const NOTHING_TO_DO: Record<GenerateIdeasRequest['mode'], string> = {
+  rebalance: 'Every weight is within the policy’s rebalance band: nothing to rebalance.',
+  invest_cash: 'There is no idle cash worth investing (under 1 USD after the 0.5 % buffer).',
+  assistant: 'The assistant proposed no orders.',
+};
+
 /**
  * Asks the engine `mode` selects for trades, keeps those that pass the policy check and stores them as one idea
- * of proposed orders, all in one transaction. No idea when there is nothing to do.
+ * of proposed orders, all in one transaction. No idea when there is nothing to do; the notes say why.
  */
-export async function generateIdeas(services: Services, actor: Actor, request: GenerateIdeasRequest): Promise<Idea[]> {
+export async function generateIdeas(services: Services, actor: Actor, request: GenerateIdeasRequest): Promise<Generated> {
   assertPaperMarket(request.market);
   const db = services.db.kysely;
   const policy = await getCurrentPolicy(db, actor.accountId);
@@ -41,12 +53,14 @@ export async function generateIdeas(services: Services, actor: Actor, request: G
   if (request.mode === 'rebalance') proposal = rebalance(state, priceOf, policy, request.market);
   else if (request.mode === 'invest_cash') proposal = investCash(state, priceOf, policy, request.market);
   else proposal = await askAssistant(assistant!, { market: request.market, state, priceOf, policy, prices: services.prices, instructions: request.instructions });
-  if (!proposal) return [];
+  if (!proposal || proposal.trades.length === 0) {
+    return { ideas: [], notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode]] };
+  }
   const { rationale, trades } = proposal;
 
   return db.transaction().execute(async (trx) => {
     const gated = await gate(trx, services, actor.accountId, policy, trades);
-    if (gated.trades.length === 0) return [];
+    if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes] };
     // The id carries the wall-clock time of creation, so ideas list newest first even under a pinned service clock.
     const ideaId = newId('idea');
     const row = await trx
@@ -63,6 +77,6 @@ export async function generateIdeas(services: Services, actor: Actor, request: G
       .returningAll()
       .executeTakeFirstOrThrow();
     const orders = await proposeOrders(trx, services, { accountId: actor.accountId, clientId: actor.clientId, ideaId, trades: gated.trades });
-    return [ideaView(row, orders)];
+    return { ideas: [ideaView(row, orders)], notes: gated.notes };
   });
 }
