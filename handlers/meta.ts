@@ -17,7 +17,7 @@ export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ reques
   if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published.etag || tag.trim() === '*')) {
     return { status: 304, body: undefined as never, headers };
   }
-  return { status: 200, body: JSON.parse(published.json), headers };
+  return { status: 200, body: published.document as never, headers };
 };
 
 export const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });

@@ -18,12 +18,12 @@ export function loadDocument(): Document {
 }
 
 export interface PublishedDocument {
-  json: string;
+  document: Document;
   etag: string;
 }
 
 /** The document partners download: servers point at this deployment's BASE_URL. */
 export function publishDocument(document: Document, baseUrl: string): PublishedDocument {
-  const json = JSON.stringify({ ...document, servers: [{ url: baseUrl, description: 'This deployment' }] });
-  return { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+  const published = { ...document, servers: [{ url: baseUrl, description: 'This deployment' }] };
+  return { document: published, etag: `"${createHash('sha256').update(JSON.stringify(published)).digest('base64url').slice(0, 27)}"` };
 }

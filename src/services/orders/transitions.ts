@@ -120,9 +120,9 @@ export async function approveOrder(services: Services, actor: Actor, orderId: st
     if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
 
     const policy = await getCurrentPolicy(trx, actor.accountId);
+    const state = await accountState(trx, services, actor.accountId, account.cash, now);
     if (policy) {
       const start = await valueAt(trx, services.prices, actor.accountId, startingCash, startOfUtcDay(now));
-      const state = await accountState(trx, services, actor.accountId, account.cash, now);
       const loss = start.total.minus(state.totalValue);
       if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
         await engage(trx, actor.accountId, 'system', `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`, now);
@@ -139,7 +139,6 @@ export async function approveOrder(services: Services, actor: Actor, orderId: st
 
     const trade = tradeOf(row);
     const quote = services.prices.quote(row.symbol, now);
-    const state = await accountState(trx, services, actor.accountId, account.cash, now);
     const failed: FailedCheck[] = policy
       ? policyCheck(trade, quote, policy, state)
       : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
