@@ -1873,7 +1873,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A path, query or header parameter fails validation. */
+        /**
+         * @description A path, query or header parameter fails validation (`validation-error`), or the URL or a value in it
+         *     cannot be read or stored, e.g. broken percent-encoding or a NUL character (`malformed-request`).
+         */
         InvalidParameters: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];

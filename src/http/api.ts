@@ -105,6 +105,11 @@ export async function createApiMiddleware(document: Document, services: Services
     const instance = req.path;
     let reply: Reply;
     try {
+      try {
+        decodeURIComponent(req.path);
+      } catch {
+        throw new ProblemError('malformed-request', 'The URL path is not valid percent-encoded UTF-8.');
+      }
       const apiRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> };
       let operation: Operation | undefined;
       try {

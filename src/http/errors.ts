@@ -21,6 +21,11 @@ export function errorToReply(error: unknown, baseUrl: string, log: Logger): Repl
   }
   if (error instanceof OAuthError) return oauthErrorReply(error, baseUrl);
   const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && code.startsWith('22')) {
+    // SQLSTATE class 22 (data exception): a value from the request that PostgreSQL cannot hold, e.g. a NUL byte.
+    log.warn({ code }, 'request value refused by the database');
+    return problemReply('malformed-request', baseUrl, { detail: 'A value in the request cannot be stored or compared (for example a NUL character or a number out of range).' });
+  }
   if (code === '40001' || code === '40P01') {
     return problemReply('service-unavailable', baseUrl, {
       detail: 'The request collided with a concurrent change; retry it.',

@@ -64,6 +64,14 @@ describe('request hygiene and problem details', () => {
     if (response.status === 400) expect(response.body.errors[0].pointer).to.equal('/query/limit');
   });
 
+  it('answers 400, never 500, to paths and values the database could not hold', async () => {
+    expectProblem(await server.api.get('/v1/orders/%E0%A4%A', { token }), 400, 'malformed-request');
+    expectProblem(await server.api.get('/v1/orders/ord_%00', { token }), 400, 'validation-error');
+    expectProblem(await server.api.get('/v1/policies/99999999999999999999', { token }), 400, 'validation-error');
+    const nulCursor = Buffer.from(JSON.stringify({ k: 'ord_\u0000' })).toString('base64url');
+    expectProblem(await server.api.get(`/v1/orders?cursor=${nulCursor}`, { token }), 400, 'malformed-request');
+  });
+
   it('echoes a given X-Request-Id, makes one up otherwise, and puts it in problems', async () => {
     const given = await server.api.get('/healthz', { headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers.get('x-request-id')).to.equal('trace-123');
