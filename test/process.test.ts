@@ -73,7 +73,7 @@ describe('the service process on the embedded database', () => {
 
 describe('starting with a bad environment', () => {
   it('exits with a message naming the variable, before opening any database', async () => {
-    const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
