@@ -1,14 +1,4 @@
-import { evaluateFeasibility, UnsupportedMarketError } from '../src/services/feasibility.js';
-import { ProblemError } from '../src/problems.js';
+import { evaluateFeasibility } from '../src/services/feasibility.js';
 import type { Handler } from './types.js';
 
-export const evaluateGoalFeasibility: Handler<'evaluateGoalFeasibility'> = async ({ body }) => {
-  try {
-    return { status: 200, body: evaluateFeasibility(body) };
-  } catch (error) {
-    if (error instanceof UnsupportedMarketError) {
-      throw new ProblemError('unsupported-market', error.message, { supported_markets: error.supported });
-    }
-    throw error;
-  }
-};
+export const evaluateGoalFeasibility: Handler<'evaluateGoalFeasibility'> = async ({ body }) => ({ status: 200, body: evaluateFeasibility(body) });

@@ -1,4 +1,4 @@
-import { effectiveKillSwitch, engage } from '../src/services/kill-switch.js';
+import { effectiveKillSwitch, engageAccount } from '../src/services/kill-switch.js';
 import { principalOf, type Handler } from './types.js';
 
 export const getKillSwitch: Handler<'getKillSwitch'> = async (context) => ({
@@ -8,7 +8,5 @@ export const getKillSwitch: Handler<'getKillSwitch'> = async (context) => ({
 
 export const engageKillSwitch: Handler<'engageKillSwitch'> = async (context) => {
   const { accountId, clientId } = principalOf(context);
-  const db = context.services.db.kysely;
-  await engage(db, accountId, clientId, context.body.reason, context.services.clock.now());
-  return { status: 200, body: await effectiveKillSwitch(db, accountId) };
+  return { status: 200, body: await engageAccount(context.services.db.kysely, accountId, clientId, context.body.reason, context.services.clock.now()) };
 };

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/api.js';
+import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, type Page } from './pagination.js';
 
 type Broker = components['schemas']['Broker'];
 
@@ -43,3 +44,11 @@ export const BROKERS: readonly Broker[] = [
     },
   },
 ];
+
+/** The catalogue in pages; the cursor is the offset of the next entry. */
+export function listBrokers(query: { limit?: number; cursor?: string }): Page<Broker> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const from = decodeCursor<number>(query.cursor, 'number') ?? 0;
+  const next = from + limit;
+  return { data: BROKERS.slice(from, next), next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
+}

@@ -1,4 +1,5 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
+import { ProblemError } from '../problems.js';
 import { getMarket, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
 
@@ -45,14 +46,14 @@ export interface FeasibilityResult {
   suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, ...MonthlyContributionNeededSuggestion[]];
 }
 
-export class UnsupportedMarketError extends Error {
+/** A domain error that is also the `unsupported-market` problem, so every adapter answers it the same way. */
+export class UnsupportedMarketError extends ProblemError {
   override readonly name = 'UnsupportedMarketError';
-  readonly market: string;
-  readonly supported: string[];
-  constructor(market: string, supported: string[]) {
-    super(`Market ${market} is not supported; supported markets: ${supported.join(', ')}`);
-    this.market = market;
-    this.supported = supported;
+  constructor(
+    readonly market: string,
+    readonly supported: string[],
+  ) {
+    super('unsupported-market', `Market ${market} is not supported; supported markets: ${supported.join(', ')}`, { supported_markets: supported });
   }
 }
 

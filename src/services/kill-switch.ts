@@ -32,6 +32,12 @@ export async function engage(db: Queryable, scope: string, by: string, reason: s
   return Boolean(changed);
 }
 
+/** The account's own switch, engaged by one of its clients; answers the switch then in force. */
+export async function engageAccount(db: Queryable, accountId: string, clientId: string, reason: string, at: Date): Promise<KillSwitch> {
+  await engage(db, accountId, clientId, reason, at);
+  return effectiveKillSwitch(db, accountId);
+}
+
 /** Releases the switch of `scope`. Only the human path (today the operator CLI) calls this; no API client can. */
 export async function release(db: Queryable, scope: string, by: string, reason: string | null, at: Date): Promise<boolean> {
   const changed = await db

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Services } from '../index.js';
 import { positionsOf, startOfUtcDay, value, type Queryable } from '../ledger.js';
-import { D, dec, type Dec } from '../money.js';
+import { dec, type Dec } from '../money.js';
 import type { AccountState } from '../checks.js';
 
 /** What the policy check and risk gate see of an account: cash, holdings, value now, notional traded today. */
@@ -22,4 +22,3 @@ export async function accountState(db: Queryable, services: Services, accountId:
   };
 }
 
-export const ZERO = new D(0);

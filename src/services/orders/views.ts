@@ -8,8 +8,6 @@ export type Order = components['schemas']['Order'];
 type OrderStatus = components['schemas']['OrderStatus'];
 type OrderEvent = components['schemas']['OrderEvent'];
 
-export const FINAL_STATES: readonly OrderStatus[] = ['filled', 'rejected', 'cancelled', 'blocked', 'expired'];
-
 /** The triggers each state allows; every other trigger answers 409 invalid-state. */
 export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
   proposed: ['approve', 'reject', 'cancel'],
