@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
@@ -107,6 +107,6 @@ export async function migrateToLatest(kysely: Kysely<Database>): Promise<void> {
   }
 }
 
-export async function ping(kysely: Kysely<Database>): Promise<void> {
+export async function ping(kysely: Kysely<Database> | Transaction<Database>): Promise<void> {
   await sql`select 1`.execute(kysely);
 }

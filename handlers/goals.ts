@@ -1,4 +1,6 @@
-import { evaluateFeasibility } from '../src/services/feasibility.js';
 import type { Handler } from './types.js';
 
-export const evaluateGoalFeasibility: Handler<'evaluateGoalFeasibility'> = async ({ body }) => ({ status: 200, body: evaluateFeasibility(body) });
+export const evaluateGoalFeasibility: Handler<'evaluateGoalFeasibility'> = async ({ actor, body, services }) => ({
+  status: 200,
+  body: services.goals.evaluateFeasibility(actor, body),
+});

@@ -1,12 +1,8 @@
-import { effectiveKillSwitch, engageAccount } from '../src/services/kill-switch.js';
-import { principalOf, type Handler } from './types.js';
+import type { Handler } from './types.js';
 
-export const getKillSwitch: Handler<'getKillSwitch'> = async (context) => ({
+export const getKillSwitch: Handler<'getKillSwitch'> = async ({ actor, services }) => ({ status: 200, body: await services.killSwitch.get(actor) });
+
+export const engageKillSwitch: Handler<'engageKillSwitch'> = async ({ actor, body, services }) => ({
   status: 200,
-  body: await effectiveKillSwitch(context.services.db.kysely, principalOf(context).accountId),
+  body: await services.killSwitch.engage(actor, body.reason),
 });
-
-export const engageKillSwitch: Handler<'engageKillSwitch'> = async (context) => {
-  const { accountId, clientId } = principalOf(context);
-  return { status: 200, body: await engageAccount(context.services.db.kysely, accountId, clientId, context.body.reason, context.services.clock.now()) };
-};

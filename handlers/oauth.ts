@@ -1,5 +1,4 @@
 import type { components } from '../generated/api.js';
-import { authorizationServerMetadata, issueClientCredentialsToken, protectedResourceMetadata } from '../src/services/oauth.js';
 import type { Handler } from './types.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -7,24 +6,24 @@ const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };
 
 export const issueToken: Handler<'issueToken'> = async ({ body, request, services }) => {
   const authorization = request.headers.authorization;
-  const token = await issueClientCredentialsToken(services, body ?? {}, Array.isArray(authorization) ? authorization[0] : authorization);
+  const token = await services.oauth.issueToken(body ?? {}, Array.isArray(authorization) ? authorization[0] : authorization);
   return { status: 200, body: token, headers: NO_STORE };
 };
 
 export const getAuthorizationServerMetadata: Handler<'getAuthorizationServerMetadata'> = async ({ services }) => ({
   status: 200,
-  body: authorizationServerMetadata(services.config.baseUrl),
+  body: services.oauth.authorizationServerMetadata(),
   headers: CACHEABLE,
 });
 
 export const getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> = async ({ services }) => ({
   status: 200,
-  body: protectedResourceMetadata(services.config.baseUrl, services.signingKey.alg),
+  body: services.oauth.protectedResourceMetadata(),
   headers: CACHEABLE,
 });
 
 export const getJsonWebKeySet: Handler<'getJsonWebKeySet'> = async ({ services }) => ({
   status: 200,
-  body: { keys: [services.signingKey.publicJwk as components['schemas']['JsonWebKey']] },
+  body: services.oauth.jsonWebKeySet() as { keys: components['schemas']['JsonWebKey'][] },
   headers: CACHEABLE,
 });

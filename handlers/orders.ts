@@ -1,30 +1,17 @@
-import { ProblemError } from '../src/problems.js';
-import { approveOrder as approve, cancelOrder as cancel, rejectOrder as reject } from '../src/services/orders/transitions.js';
-import { getOrder as orderOf, listOrders as ordersOf } from '../src/services/orders/views.js';
-import { principalOf, type Handler } from './types.js';
+import type { Handler } from './types.js';
 
-export const listOrders: Handler<'listOrders'> = async (context) => ({
+export const listOrders: Handler<'listOrders'> = async ({ actor, query, services }) => ({ status: 200, body: await services.orders.list(actor, query) });
+
+export const getOrder: Handler<'getOrder'> = async ({ actor, path, services }) => ({ status: 200, body: await services.orders.get(actor, path.id) });
+
+export const approveOrder: Handler<'approveOrder'> = async ({ actor, path, services }) => ({ status: 200, body: await services.orders.approve(actor, path.id) });
+
+export const rejectOrder: Handler<'rejectOrder'> = async ({ actor, path, body, services }) => ({
   status: 200,
-  body: await ordersOf(context.services.db.kysely, principalOf(context).accountId, context.query, context.services.clock.now()),
+  body: await services.orders.reject(actor, path.id, body?.reason),
 });
 
-export const getOrder: Handler<'getOrder'> = async (context) => {
-  const order = await orderOf(context.services.db.kysely, principalOf(context).accountId, context.path.id, context.services.clock.now());
-  if (!order) throw new ProblemError('not-found', `There is no order ${context.path.id}.`);
-  return { status: 200, body: order };
-};
-
-export const approveOrder: Handler<'approveOrder'> = async (context) => ({
+export const cancelOrder: Handler<'cancelOrder'> = async ({ actor, path, body, services }) => ({
   status: 200,
-  body: await approve(context.services, principalOf(context), context.path.id),
-});
-
-export const rejectOrder: Handler<'rejectOrder'> = async (context) => ({
-  status: 200,
-  body: await reject(context.services, principalOf(context), context.path.id, context.body?.reason),
-});
-
-export const cancelOrder: Handler<'cancelOrder'> = async (context) => ({
-  status: 200,
-  body: await cancel(context.services, principalOf(context), context.path.id, context.body?.reason),
+  body: await services.orders.cancel(actor, path.id, body?.reason),
 });

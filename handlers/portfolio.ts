@@ -1,10 +1,8 @@
-import { listBrokers as brokersPage } from '../src/services/brokers.js';
-import { getPortfolio as portfolioOf } from '../src/services/portfolio.js';
-import { principalOf, type Handler } from './types.js';
+import type { Handler } from './types.js';
 
-export const getPortfolio: Handler<'getPortfolio'> = async (context) => ({
+export const getPortfolio: Handler<'getPortfolio'> = async ({ actor, query, services }) => ({
   status: 200,
-  body: await portfolioOf(context.services, principalOf(context).accountId, context.query.market ?? 'US'),
+  body: await services.portfolio.get(actor, query.market ?? 'US'),
 });
 
-export const listBrokers: Handler<'listBrokers'> = async ({ query }) => ({ status: 200, body: brokersPage(query) });
+export const listBrokers: Handler<'listBrokers'> = async ({ actor, query, services }) => ({ status: 200, body: services.brokers.list(actor, query) });

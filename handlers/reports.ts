@@ -1,19 +1,10 @@
-import { ProblemError } from '../src/problems.js';
-import * as reports from '../src/services/reports/daily.js';
-import { principalOf, type Handler } from './types.js';
+import type { Handler } from './types.js';
 
-export const listDailyReports: Handler<'listDailyReports'> = async (context) => ({
-  status: 200,
-  body: await reports.listDailyReports(context.services.db.kysely, principalOf(context).accountId, context.query, context.services.clock.now()),
-});
+export const listDailyReports: Handler<'listDailyReports'> = async ({ actor, query, services }) => ({ status: 200, body: await services.reports.list(actor, query) });
 
-export const generateDailyReport: Handler<'generateDailyReport'> = async (context) => {
-  const report = await reports.generateDailyReport(context.services, principalOf(context).accountId, context.body.date);
+export const generateDailyReport: Handler<'generateDailyReport'> = async ({ actor, body, services }) => {
+  const report = await services.reports.generate(actor, body.date);
   return { status: 201, body: report, headers: { Location: `/v1/reports/daily/${report.date}` } };
 };
 
-export const getDailyReport: Handler<'getDailyReport'> = async (context) => {
-  const report = await reports.getDailyReport(context.services.db.kysely, principalOf(context).accountId, context.path.date);
-  if (!report) throw new ProblemError('not-found', `There is no daily report for ${context.path.date}; generate it with POST /v1/reports/daily.`);
-  return { status: 200, body: report };
-};
+export const getDailyReport: Handler<'getDailyReport'> = async ({ actor, path, services }) => ({ status: 200, body: await services.reports.get(actor, path.date) });

@@ -1,6 +1,5 @@
 import type { operations } from '../generated/api.js';
-import type { Principal } from '../src/auth/tokens.js';
-import { ProblemError } from '../src/problems.js';
+import type { Actor, BearerOperationId } from '../src/auth/authorize.js';
 import type { Services } from '../src/services/index.js';
 
 export type OperationId = keyof operations;
@@ -34,7 +33,8 @@ export interface HandlerContext<K extends OperationId> {
   body: RequestBodyOf<K>;
   path: Part<ParametersOf<K>, 'path'>;
   query: Part<ParametersOf<K>, 'query'>;
-  principal: Principal | null;
+  /** The caller, authorized for this operation by its scopes in the spec; null for operations without a bearer token. */
+  actor: K extends BearerOperationId ? Actor<K> : null;
   request: RequestInfo;
   services: Services;
 }
@@ -43,14 +43,3 @@ export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Pro
 
 /** Every operation of the spec has exactly one handler; a missing one does not compile. */
 export type HandlerRegistry = { [K in OperationId]: Handler<K> };
-
-/** The caller of an operation whose `security` requires a bearer token (the security handler has verified it). */
-export function principalOf(context: { principal: Principal | null }): Principal {
-  if (!context.principal) throw new ProblemError('unauthorized', 'This operation requires a bearer access token.');
-  return context.principal;
-}
-
-/** For operations whose issue is still open: an honest 501 instead of anything that pretends to work. */
-export function notYetAvailable(): never {
-  throw new ProblemError('not-implemented', 'This operation is declared in the contract but is not available yet; see the README.');
-}

@@ -5,7 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
-import { listOrders } from '../src/services/orders/views.js';
+import { authorize } from '../src/auth/authorize.js';
+import { systemClock } from '../src/clock.js';
+import { loadConfig } from '../src/config.js';
+import { SimulatedPriceSource } from '../src/services/market-data.js';
+import { OrderService } from '../src/services/orders/service.js';
+import type { OrderFilter } from '../src/services/orders/views.js';
+import { Store } from '../src/services/store.js';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -49,21 +55,24 @@ try {
     from generate_series(1, ${Math.floor(total / 4)}) as i`.execute(k);
   await sql`analyze orders`.execute(k);
 
-  const now = new Date();
-  const first = await listOrders(k, 'acct_bench', { limit: 20 }, now);
+  const orders = new OrderService({ store: new Store(k), clock: systemClock, prices: new SimulatedPriceSource(), config: loadConfig({}) });
+  const principal = { accountId: 'acct_bench', clientId: 'bench', scopes: new Set(['read']), generation: 1, tokenId: 'bench', expiresAt: Infinity };
+  const actor = authorize(principal, 'listOrders', { ip: '127.0.0.1', userAgent: 'bench' });
+  const listOrders = (filter: OrderFilter) => orders.list(actor, filter);
+  const first = await listOrders({ limit: 20 });
   const deepId = `ord_${String(Math.floor(total * 0.1)).padStart(12, '0')}`;
   const deepKey = Buffer.from(JSON.stringify({ k: deepId })).toString('base64url');
-  const cases: [string, Parameters<typeof listOrders>[2]][] = [
+  const cases: [string, OrderFilter][] = [
     ['second page', { limit: 20, cursor: first.next_cursor! }],
     ['page at 90 % depth', { limit: 20, cursor: deepKey }],
     ['status=rejected', { limit: 20, status: 'rejected' }],
     ['symbol=GLD, deep', { limit: 20, symbol: 'GLD', cursor: deepKey }],
     ['idea_id filter', { limit: 20, idea_id: 'idea_bench' }],
   ];
-  const baseline = await timeIt(() => listOrders(k, 'acct_bench', { limit: 20 }, now));
+  const baseline = await timeIt(() => listOrders({ limit: 20 }));
   console.log(`first page (baseline): ${baseline.toFixed(2)} ms`);
   for (const [label, filter] of cases) {
-    const ms = await timeIt(() => listOrders(k, 'acct_bench', filter, now));
+    const ms = await timeIt(() => listOrders(filter));
     console.log(`${label.padEnd(22)} ${(ms / baseline).toFixed(2)}× baseline (${ms.toFixed(2)} ms)`);
   }
   const plan = await sql<{ 'QUERY PLAN': string }>`explain select * from orders where account_id = 'acct_bench' and id < ${deepId} order by id desc limit 21`.execute(k);

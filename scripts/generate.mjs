@@ -35,6 +35,32 @@ writeFileSync(
     `export type ProblemSlug = keyof typeof problemTypes;\n`,
 );
 
+// The scopes each operation's `security` requires of a bearer token: the one authorization table every adapter
+// (REST, GraphQL, MCP) consults through src/auth/authorize.ts.
+const security = [];
+for (const item of Object.values(document.paths)) {
+  for (const operation of Object.values(item)) {
+    if (!operation || typeof operation !== 'object' || !operation.operationId) continue;
+    const requirements = operation.security ?? document.security ?? [];
+    const bearer = requirements.filter((r) => 'OAuth2' in r).map((r) => r.OAuth2);
+    const anonymous = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
+    if (bearer.length > 0 && anonymous) throw new Error(`${operation.operationId}: a bearer operation must not also allow anonymous access`);
+    security.push([operation.operationId, bearer]);
+  }
+}
+security.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const bearerOps = security.filter(([, sets]) => sets.length > 0);
+writeFileSync(
+  join(outDir, 'operation-scopes.ts'),
+  `// Generated from the security of each operation in openapi.yaml by scripts/generate.mjs. Do not edit.\n` +
+    `// Each entry lists the scope sets a bearer token may satisfy (any one set, every scope in it); operations not\n` +
+    `// listed take no bearer token.\n` +
+    `export const operationScopes = {\n${bearerOps.map(([id, sets]) => `  ${id}: ${JSON.stringify(sets)},`).join('\n')}\n} as const;\n\n` +
+    `export type BearerOperationId = keyof typeof operationScopes;\n\n` +
+    `export const anonymousOperations = ${JSON.stringify(security.filter(([, sets]) => sets.length === 0).map(([id]) => id))} as const;\n\n` +
+    `export type AnonymousOperationId = (typeof anonymousOperations)[number];\n`,
+);
+
 if (check) {
   const stale = readdirSync(outDir).filter((file) => {
     let committed = '';

@@ -7,12 +7,12 @@ import { handlers } from '../handlers/index.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
 import { problemReply, sendReply } from './http/reply.js';
+import type { Config } from './config.js';
 import type { Services } from './services/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function createApp(services: Services, document: Document, logger: Logger): Promise<Express> {
-  const { config } = services;
+export async function createApp(config: Config, services: Services, document: Document, logger: Logger): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -52,7 +52,7 @@ export async function createApp(services: Services, document: Document, logger: 
 
   app.use(docsRouter(config.baseUrl));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
-  app.use(await createApiMiddleware(document, services, handlers));
+  app.use(await createApiMiddleware(document, services, handlers, config.baseUrl));
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
     const type = (error as { type?: string }).type;

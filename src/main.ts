@@ -3,6 +3,7 @@ import { migrateToLatest, openDatabase } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemo } from './demo.js';
 import { startServer } from './server.js';
+import type { Services } from './services/index.js';
 
 function configOrExit(): Config {
   try {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db.kysely);
-  const seed = process.argv.includes('--demo') ? seedDemo : undefined;
+  const seed = process.argv.includes('--demo') ? (services: Services) => seedDemo(services, config.baseUrl) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });
   logger.info({ port: running.port, baseUrl: config.baseUrl, database: db.kind }, 'serving');
 

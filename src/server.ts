@@ -22,10 +22,11 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
-  const services = await createServices(config, db, options.overrides);
+  const document = loadDocument();
+  const services = await createServices(config, db, options.overrides, document);
   const { beforeListen } = options;
   await beforeListen?.(services);
-  const app = await createApp(services, loadDocument(), logger);
+  const app = await createApp(config, services, document, logger);
   const server = app.listen(config.port, config.host);
   server.requestTimeout = config.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { AuthorizationError } from './authorize.js';
 import type { SigningKey } from './keys.js';
 
 export const SCOPES = ['read', 'write', 'trade', 'mcp'] as const;
@@ -18,6 +19,8 @@ export class InvalidTokenError extends Error {
   override name = 'InvalidTokenError';
 }
 
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
 export interface ClientStatusSource {
   /** The client's current generation, or null when it is unknown or revoked. */
   currentGeneration(clientId: string): Promise<number | null>;
@@ -30,7 +33,7 @@ export class TokenService {
   private readonly verified = new Map<string, Principal>();
 
   constructor(
-    private readonly key: SigningKey,
+    readonly key: SigningKey,
     private readonly issuer: string,
     readonly audience: string,
     private readonly ttlSeconds: number,
@@ -48,6 +51,23 @@ export class TokenService {
       .setJti(randomUUID())
       .sign(this.key.privateKey);
     return { access_token: token, token_type: 'Bearer' as const, expires_in: this.ttlSeconds, scope: scopes.join(' ') };
+  }
+
+  /**
+   * The principal of an `Authorization` header: null when there is none; a header that is not a valid bearer
+   * token throws `AuthorizationError` (invalid_token). Every adapter authenticates through this.
+   */
+  async authenticate(header: string | string[] | undefined): Promise<Principal | null> {
+    const value = Array.isArray(header) ? header[0] : header;
+    if (!value) return null;
+    const match = BEARER.exec(value.trim());
+    if (!match) throw new AuthorizationError('invalid_token', 'The Authorization header must be "Bearer <access token>".');
+    try {
+      return await this.verify(match[1]!);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw new AuthorizationError('invalid_token', error.message);
+      throw error;
+    }
   }
 
   async verify(token: string): Promise<Principal> {

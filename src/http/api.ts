@@ -4,10 +4,10 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
-import type { Principal } from '../auth/tokens.js';
+import { AuthorizationError, type Actor } from '../auth/authorize.js';
 import { OAuthError, ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
-import { BEARER_SCHEME, BearerAuthError, bearerSecurityHandler, unauthorizedReply } from './auth.js';
+import { authorizationFailure, authorizationReply, BEARER_SCHEME, bearerSecurityHandler } from './auth.js';
 import { parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
@@ -36,8 +36,7 @@ export interface ApiRequestState {
   log: Logger;
 }
 
-export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry): Promise<RequestHandler> {
-  const { baseUrl } = services.config;
+export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string): Promise<RequestHandler> {
   const api = new OpenAPI31Backend({
     definition: structuredClone(document),
     strict: true,
@@ -51,13 +50,13 @@ export async function createApiMiddleware(document: Document, services: Services
     Object.entries(handlers).map(([operationId, handler]) => [
       operationId,
       async (context: Context, _req: unknown, state: ApiRequestState): Promise<Reply> => {
-        const security = context.security?.[BEARER_SCHEME] as Principal | undefined;
-        const principal = security && !('error' in security) ? security : null;
+        const security = context.security?.[BEARER_SCHEME] as Actor | { error: unknown } | undefined;
+        const actor = security && !('error' in security) ? security : null;
         const result = await (handler as (c: unknown) => Promise<Reply>)({
           body: context.request.requestBody,
           path: context.request.params ?? {},
           query: context.request.query ?? {},
-          principal,
+          actor,
           request: state.requestInfo,
           services,
         });
@@ -91,19 +90,20 @@ export async function createApiMiddleware(document: Document, services: Services
       });
     },
     unauthorizedHandler: (context: Context) => {
-      const result = context.security?.[BEARER_SCHEME] as { error?: unknown } | undefined;
-      if (result?.error && !(result.error instanceof BearerAuthError)) throw result.error;
-      return unauthorizedReply(context, baseUrl);
+      const failure = authorizationFailure(context);
+      if (!(failure instanceof AuthorizationError)) throw failure;
+      return authorizationReply(failure, baseUrl);
     },
     notImplemented: () => problemReply('not-implemented', baseUrl, { detail: 'This operation is not available yet.' }),
   });
-  api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens));
+  api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens) as never);
   await api.init();
 
   return async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
     const instance = req.path;
     let reply: Reply;
+    let operation: Operation | undefined;
     try {
       try {
         decodeURIComponent(req.path);
@@ -111,7 +111,6 @@ export async function createApiMiddleware(document: Document, services: Services
         throw new ProblemError('malformed-request', 'The URL path is not valid percent-encoded UTF-8.');
       }
       const apiRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> };
-      let operation: Operation | undefined;
       try {
         operation = api.router.matchOperation(apiRequest, true);
       } catch {
@@ -124,7 +123,7 @@ export async function createApiMiddleware(document: Document, services: Services
       const body = operation ? parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation)) : undefined;
       reply = (await api.handleRequest({ ...apiRequest, body }, req, state)) as Reply;
     } catch (error) {
-      reply = errorToReply(error, baseUrl, state.log);
+      reply = errorToReply(error, baseUrl, state.log, operation);
     }
     if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
       reply.body = { ...(reply.body as object), instance, request_id: state.requestInfo.id };

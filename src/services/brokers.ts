@@ -1,20 +1,26 @@
 import type { components } from '../../generated/api.js';
-import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, type Page } from './pagination.js';
+import type { Actor } from '../auth/authorize.js';
+import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, type Page, type PageRequest } from './pagination.js';
 
 type Broker = components['schemas']['Broker'];
+
+const PAPER: Broker = {
+  id: 'paper',
+  name: 'Paper brokerage (built in)',
+  status: 'active',
+  markets: ['US'],
+  capabilities: { order_types: ['market', 'limit'], fractional_shares: true, short_selling: false, asset_classes: ['equity', 'etf'], paper: true, live: false },
+};
+
+/** Markets the built-in paper broker trades: portfolios, ideas and policies are limited to them. */
+export const PAPER_MARKETS: readonly string[] = PAPER.markets;
 
 /**
  * The catalogue. `paper` is built in and executes orders; the others are listed with the capabilities their
  * public documentation states, `not_configured` until an adapter and credentials exist.
  */
 export const BROKERS: readonly Broker[] = [
-  {
-    id: 'paper',
-    name: 'Paper brokerage (built in)',
-    status: 'active',
-    markets: ['US'],
-    capabilities: { order_types: ['market', 'limit'], fractional_shares: true, short_selling: false, asset_classes: ['equity', 'etf'], paper: true, live: false },
-  },
+  PAPER,
   {
     id: 'alpaca',
     name: 'Alpaca',
@@ -45,10 +51,12 @@ export const BROKERS: readonly Broker[] = [
   },
 ];
 
-/** The catalogue in pages; the cursor is the offset of the next entry. */
-export function listBrokers(query: { limit?: number; cursor?: string }): Page<Broker> {
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const from = decodeCursor<number>(query.cursor, 'number') ?? 0;
-  const next = from + limit;
-  return { data: BROKERS.slice(from, next), next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
+export class BrokerService {
+  /** The catalogue in pages; the cursor is the offset of the next entry. */
+  list(_actor: Actor<'listBrokers'>, page: PageRequest): Page<Broker> {
+    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+    const from = decodeCursor<number>(page.cursor, 'number', (n) => Number.isInteger(n) && n >= 0) ?? 0;
+    const next = from + limit;
+    return { data: BROKERS.slice(from, next), next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
+  }
 }

@@ -1,5 +1,5 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
-import { ProblemError } from '../problems.js';
+import { UnsupportedMarketError } from './errors.js';
 import { getMarket, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
 
@@ -44,17 +44,6 @@ export interface FeasibilityResult {
   assumptions: FeasibilityAssumptions;
   /** The monthly contribution suggestion is left out when the horizon holds no whole month (no contribution is paid). */
   suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, ...MonthlyContributionNeededSuggestion[]];
-}
-
-/** A domain error that is also the `unsupported-market` problem, so every adapter answers it the same way. */
-export class UnsupportedMarketError extends ProblemError {
-  override readonly name = 'UnsupportedMarketError';
-  constructor(
-    readonly market: string,
-    readonly supported: string[],
-  ) {
-    super('unsupported-market', `Market ${market} is not supported; supported markets: ${supported.join(', ')}`, { supported_markets: supported });
-  }
 }
 
 export const DEFAULT_CONFIDENCE = 0.8;
@@ -267,7 +256,7 @@ function requiredGrowthRate(capital: number, target: number, years: number): num
 /** Pure computation; the request's bounds are validated before this is called. */
 export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
   const market = getMarket(input.market);
-  if (!market) throw new UnsupportedMarketError(input.market, supportedMarkets());
+  if (!market) throw new UnsupportedMarketError([input.market], supportedMarkets());
   const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
   const expectedReturn = input.assumptions?.expected_return ?? market.expected_return;
   const volatility = input.assumptions?.volatility ?? market.volatility;

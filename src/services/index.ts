@@ -1,20 +1,47 @@
+import type { Document } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { Db } from '../../db/connect.js';
-import { loadSigningKey, type SigningKey } from '../auth/keys.js';
+import { loadSigningKey } from '../auth/keys.js';
 import { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../clock.js';
+import { loadDocument } from '../document.js';
+import { BrokerService } from './brokers.js';
 import { ClientService } from './clients.js';
+import type { ServiceContext } from './context.js';
+import { GoalService } from './goals.js';
+import { IdeaService } from './ideas/service.js';
+import { KillSwitchService } from './kill-switch.js';
 import { SimulatedPriceSource, type PriceSource } from './market-data.js';
+import { MetaService } from './meta.js';
+import { OAuthService } from './oauth.js';
+import { OrderService } from './orders/service.js';
+import { PolicyService } from './policies.js';
+import { PortfolioService } from './portfolio.js';
+import { ReportService } from './reports/daily.js';
+import { Store } from './store.js';
 
-/** Everything the adapters (REST handlers today; GraphQL and MCP later) call. One per process; no request state. */
+/**
+ * Every use case, bound to its database, clock, prices and configuration: adapters (REST handlers, GraphQL
+ * resolvers, MCP tools) pass only the caller and the input. One per process; no request state.
+ */
 export interface Services {
-  config: Config;
-  db: Db;
+  goals: GoalService;
+  policies: PolicyService;
+  portfolio: PortfolioService;
+  brokers: BrokerService;
+  ideas: IdeaService;
+  orders: OrderService;
+  killSwitch: KillSwitchService;
+  reports: ReportService;
+  oauth: OAuthService;
+  meta: MetaService;
   clients: ClientService;
   tokens: TokenService;
-  signingKey: SigningKey;
-  clock: Clock;
-  prices: PriceSource;
+  /**
+   * Runs `work` with every use case bound to one transaction: what they write commits together with whatever
+   * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
+   */
+  transaction<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T>;
 }
 
 /** What tests (or another deployment) may replace: the clock and the price source. */
@@ -23,17 +50,32 @@ export interface ServiceOverrides {
   prices?: PriceSource;
 }
 
-export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}): Promise<Services> {
+export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}, document: Document = loadDocument()): Promise<Services> {
   const clients = new ClientService(db.kysely, config.bcryptCost, config.clientStatusCacheMs);
   const signingKey = await loadSigningKey(db.kysely, config.signingKeyPem);
   const tokens = new TokenService(signingKey, config.baseUrl, config.baseUrl, config.tokenTtlSeconds, clients);
-  return {
-    config,
-    db,
-    clients,
-    tokens,
-    signingKey,
-    clock: overrides.clock ?? systemClock,
-    prices: overrides.prices ?? new SimulatedPriceSource(),
+  const oauth = new OAuthService(config.baseUrl, clients, tokens, signingKey);
+  const clock = overrides.clock ?? systemClock;
+  const prices = overrides.prices ?? new SimulatedPriceSource();
+  const meta = new MetaService({ store: new Store(db.kysely), clock, prices, config }, document);
+
+  const bind = (store: Store): Services => {
+    const ctx: ServiceContext = { store, clock, prices, config };
+    return {
+      goals: new GoalService(),
+      policies: new PolicyService(ctx),
+      portfolio: new PortfolioService(ctx),
+      brokers: new BrokerService(),
+      ideas: new IdeaService(ctx),
+      orders: new OrderService(ctx),
+      killSwitch: new KillSwitchService(ctx),
+      reports: new ReportService(ctx),
+      oauth,
+      meta,
+      clients,
+      tokens,
+      transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
+    };
   };
+  return bind(new Store(db.kysely));
 }

@@ -1,5 +1,7 @@
 import type { components } from '../../generated/api.js';
-import type { Queryable } from './ledger.js';
+import type { Actor } from '../auth/authorize.js';
+import type { ServiceContext } from './context.js';
+import type { Queryable } from './store.js';
 
 type KillSwitch = components['schemas']['KillSwitch'];
 
@@ -32,13 +34,7 @@ export async function engage(db: Queryable, scope: string, by: string, reason: s
   return Boolean(changed);
 }
 
-/** The account's own switch, engaged by one of its clients; answers the switch then in force. */
-export async function engageAccount(db: Queryable, accountId: string, clientId: string, reason: string, at: Date): Promise<KillSwitch> {
-  await engage(db, accountId, clientId, reason, at);
-  return effectiveKillSwitch(db, accountId);
-}
-
-/** Releases the switch of `scope`. Only the human path (today the operator CLI) calls this; no API client can. */
+/** Releases the switch of `scope`. Only the human paths (the operator CLI, the dashboard) call this; no API client can. */
 export async function release(db: Queryable, scope: string, by: string, reason: string | null, at: Date): Promise<boolean> {
   const changed = await db
     .updateTable('kill_switches')
@@ -49,4 +45,22 @@ export async function release(db: Queryable, scope: string, by: string, reason: 
     .executeTakeFirst();
   if (changed) await db.insertInto('kill_switch_events').values({ scope, action: 'released', at, by, reason }).execute();
   return Boolean(changed);
+}
+
+/** The account's kill switch as API clients see it: they read it and engage it, never release it. */
+export class KillSwitchService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  get(actor: Actor<'getKillSwitch'>): Promise<KillSwitch> {
+    return effectiveKillSwitch(this.ctx.store.db, actor.accountId);
+  }
+
+  /** Engages the account's own switch; answers the switch then in force (the global one when that is engaged). */
+  async engage(actor: Actor<'engageKillSwitch'>, reason: string): Promise<KillSwitch> {
+    const { store, clock } = this.ctx;
+    return store.transaction(async (trx) => {
+      await engage(trx, actor.accountId, actor.clientId, reason, clock.now());
+      return effectiveKillSwitch(trx, actor.accountId);
+    });
+  }
 }

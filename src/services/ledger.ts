@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, Order } from '../../db/schema.js';
 import type { PriceSource } from './market-data.js';
 import { D, dec, roundMoney, roundPrice, type Dec } from './money.js';
+import type { Queryable } from './store.js';
 
-export type Queryable = Kysely<Database> | Transaction<Database>;
+export type { Queryable };
 
 export const PAPER_CURRENCY = 'USD';
 
@@ -126,4 +127,16 @@ export async function valueAt(db: Queryable, prices: PriceSource, accountId: str
 
 export function startOfUtcDay(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+}
+
+/** Notional the account filled in [from, to) (to open-ended when absent). */
+export async function filledNotional(db: Queryable, accountId: string, from: Date, to?: Date): Promise<Dec> {
+  let query = db
+    .selectFrom('fills')
+    .select(sql<string>`coalesce(sum(notional), 0)::text`.as('total'))
+    .where('account_id', '=', accountId)
+    .where('at', '>=', from);
+  if (to) query = query.where('at', '<', to);
+  const row = await query.executeTakeFirstOrThrow();
+  return dec(row.total);
 }

@@ -1,6 +1,7 @@
-import { SCOPES } from '../auth/tokens.js';
+import type { SigningKey } from '../auth/keys.js';
+import { SCOPES, type TokenService } from '../auth/tokens.js';
 import { OAuthError } from '../problems.js';
-import type { Services } from './index.js';
+import type { ClientService } from './clients.js';
 
 export interface TokenRequestForm {
   grant_type?: string;
@@ -24,32 +25,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-/** RFC 6749 section 4.4 with OAuth 2.1 client authentication: HTTP Basic or client_secret_post, never both. */
-export async function issueClientCredentialsToken(services: Services, form: TokenRequestForm, authorization: string | undefined) {
-  const basic = basicCredentials(authorization);
-  const posted = form.client_id !== undefined || form.client_secret !== undefined;
-  if (basic && posted) throw new OAuthError('invalid_request', 'authenticate with HTTP Basic or with client_id and client_secret in the body, not both');
-  if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required');
-  const credentials = basic ?? (posted ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null);
-  if (!credentials || !credentials.id || !credentials.secret) {
-    throw new OAuthError('invalid_client', 'client authentication is required (HTTP Basic or client_secret_post)');
-  }
-  const client = await services.clients.authenticate(credentials.id, credentials.secret);
-  if (!client) throw new OAuthError('invalid_client', 'the client is unknown, revoked, or the secret is wrong');
-  if (form.grant_type !== 'client_credentials') {
-    throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials`);
-  }
-  const allowed = client.scopes.split(' ');
-  const requested = form.scope === undefined ? allowed : [...new Set(form.scope.split(' ').filter(Boolean))];
-  if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');
-  const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
-  const beyond = requested.filter((s) => !allowed.includes(s));
-  if (beyond.length > 0) throw new OAuthError('invalid_scope', `this client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}`);
-  return services.tokens.issue(client, requested);
-}
-
-export function authorizationServerMetadata(baseUrl: string) {
+function authorizationServerMetadata(baseUrl: string) {
   return {
     issuer: baseUrl,
     token_endpoint: `${baseUrl}/oauth/token`,
@@ -62,7 +38,7 @@ export function authorizationServerMetadata(baseUrl: string) {
   };
 }
 
-export function protectedResourceMetadata(baseUrl: string, resourceSigningAlg: string) {
+function protectedResourceMetadata(baseUrl: string, resourceSigningAlg: string) {
   return {
     resource: baseUrl,
     authorization_servers: [baseUrl],
@@ -71,4 +47,51 @@ export function protectedResourceMetadata(baseUrl: string, resourceSigningAlg: s
     resource_documentation: `${baseUrl}/docs`,
     resource_signing_alg_values_supported: [resourceSigningAlg],
   };
+}
+
+/** The authorization server: the token endpoint and its discovery documents. */
+export class OAuthService {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly clients: ClientService,
+    private readonly tokens: TokenService,
+    private readonly signingKey: SigningKey,
+  ) {}
+
+  /** RFC 6749 section 4.4 with OAuth 2.1 client authentication: HTTP Basic or client_secret_post, never both. */
+  async issueToken(form: TokenRequestForm, authorization: string | undefined) {
+    const basic = basicCredentials(authorization);
+    const posted = form.client_id !== undefined || form.client_secret !== undefined;
+    if (basic && posted) throw new OAuthError('invalid_request', 'authenticate with HTTP Basic or with client_id and client_secret in the body, not both');
+    if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required');
+    const credentials = basic ?? (posted ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null);
+    if (!credentials || !credentials.id || !credentials.secret) {
+      throw new OAuthError('invalid_client', 'client authentication is required (HTTP Basic or client_secret_post)');
+    }
+    const client = await this.clients.authenticate(credentials.id, credentials.secret);
+    if (!client) throw new OAuthError('invalid_client', 'the client is unknown, revoked, or the secret is wrong');
+    if (form.grant_type !== 'client_credentials') {
+      throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials`);
+    }
+    const allowed = client.scopes.split(' ');
+    const requested = form.scope === undefined ? allowed : [...new Set(form.scope.split(' ').filter(Boolean))];
+    if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');
+    const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
+    const beyond = requested.filter((s) => !allowed.includes(s));
+    if (beyond.length > 0) throw new OAuthError('invalid_scope', `this client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}`);
+    return this.tokens.issue(client, requested);
+  }
+
+  authorizationServerMetadata() {
+    return authorizationServerMetadata(this.baseUrl);
+  }
+
+  protectedResourceMetadata() {
+    return protectedResourceMetadata(this.baseUrl, this.signingKey.alg);
+  }
+
+  jsonWebKeySet() {
+    return { keys: [this.signingKey.publicJwk] };
+  }
 }

@@ -1,39 +1,30 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { components } from '../../generated/api.js';
-import type { Database, PolicyRow } from '../../db/schema.js';
+import type { PolicyRow } from '../../db/schema.js';
+import type { Actor } from '../auth/authorize.js';
 import { ProblemError } from '../problems.js';
-import { currentDisclosure } from './disclosures.js';
+import type { ServiceContext } from './context.js';
+import { currentDisclosure, type Disclosure } from './disclosures.js';
+import { NotFoundError, UnsupportedMarketError } from './errors.js';
 import type { PriceSource } from './market-data.js';
 import { dec } from './money.js';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.js';
+import { PAPER_MARKETS } from './brokers.js';
+import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import type { Queryable } from './store.js';
 
 export type Policy = components['schemas']['Policy'];
 export type PolicyCreateRequest = components['schemas']['PolicyCreateRequest'];
 type PolicyLimits = components['schemas']['PolicyLimits'];
 type ConsentRecord = components['schemas']['ConsentRecord'];
-type Executor = Kysely<Database> | Transaction<Database>;
 
 export const DEFAULT_REBALANCE_BAND = 0.05;
 const WEIGHT_TOLERANCE = dec('1e-9');
-// The only market the paper broker executes in; a policy allowing another could never be traded.
-const TRADABLE_MARKETS: readonly string[] = ['US'];
-
-export interface CreatePolicyInput {
-  accountId: string;
-  clientId: string;
-  ip: string;
-  userAgent: string | null;
-  body: PolicyCreateRequest;
-  now: Date;
-  prices: PriceSource;
-}
 
 function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<PolicyCreateRequest['consent']> {
   const disclosure = currentDisclosure();
   if (!consent) {
     throw new ProblemError(
       'consent-required',
-      `A policy requires e-consent to disclosure ${disclosure.version} (GET /v1/disclosures/current) in \`consent\`.`,
+      `A policy requires e-consent to disclosure ${disclosure.version} (getCurrentDisclosure) in \`consent\`.`,
     );
   }
   if (consent.accepted !== true) {
@@ -52,14 +43,8 @@ function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<Poli
 function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   const { limits, target_allocation: targets } = body;
 
-  const unsupported = limits.allowed_markets.filter((m) => !TRADABLE_MARKETS.includes(m));
-  if (unsupported.length > 0) {
-    throw new ProblemError(
-      'unsupported-market',
-      `${unsupported.length === 1 ? 'Market' : 'Markets'} ${unsupported.join(', ')} cannot be traded; the paper broker trades ${TRADABLE_MARKETS.join(', ')}.`,
-      { supported_markets: [...TRADABLE_MARKETS] },
-    );
-  }
+  const unsupported = limits.allowed_markets.filter((m) => !PAPER_MARKETS.includes(m));
+  if (unsupported.length > 0) throw new UnsupportedMarketError(unsupported, PAPER_MARKETS, 'cannot be traded by the paper broker');
 
   const mentioned = [...targets.map((t) => t.symbol), ...(limits.allowed_symbols ?? []), ...(limits.blocked_symbols ?? [])];
   const unknown = [...new Set(mentioned.filter((symbol) => !prices.instrument(symbol)))];
@@ -116,80 +101,87 @@ function view(row: PolicyRow): Policy {
   };
 }
 
-/**
- * Creates version n+1 of the account's policy with the consent record. The account row is locked for the
- * transaction, so concurrent creates for one account queue up and take consecutive versions.
- */
-export async function createPolicy(db: Kysely<Database>, input: CreatePolicyInput): Promise<Policy> {
-  const { body, now } = input;
-  const consent = checkConsent(body.consent);
-  checkPolicy(body, input.prices);
-  const disclosure = currentDisclosure();
-  const record: ConsentRecord = {
-    disclosure_version: disclosure.version,
-    disclosure_sha256: disclosure.sha256,
-    accepted: true,
-    signer_name: consent.signer_name,
-    accepted_at: now.toISOString(),
-    client_id: input.clientId,
-    ip: input.ip,
-    user_agent: input.userAgent,
-  };
-
-  return db.transaction().execute(async (trx) => {
-    await trx.selectFrom('accounts').select('id').where('id', '=', input.accountId).forUpdate().executeTakeFirstOrThrow();
-    const { latest } = await trx
-      .selectFrom('policies')
-      .select((eb) => eb.fn.max('version').as('latest'))
-      .where('account_id', '=', input.accountId)
-      .executeTakeFirstOrThrow();
-    const row = await trx
-      .insertInto('policies')
-      .values({
-        account_id: input.accountId,
-        version: (latest ?? 0) + 1,
-        limits: JSON.stringify(body.limits),
-        target_allocation: JSON.stringify(body.target_allocation.map(({ symbol, weight }) => ({ symbol, weight }))),
-        rebalance_band: body.rebalance_band ?? DEFAULT_REBALANCE_BAND,
-        consent: JSON.stringify(record),
-        created_by_client_id: input.clientId,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return view(row);
-  });
-}
-
-/** The account's policy versions, newest first. */
-export async function listPolicies(db: Executor, accountId: string, page: { limit?: number; cursor?: string }): Promise<Page<Policy>> {
-  const limit = page.limit ?? DEFAULT_PAGE_SIZE;
-  const before = decodeCursor<number>(page.cursor, 'number');
-  let query = db.selectFrom('policies').selectAll().where('account_id', '=', accountId);
-  if (before !== undefined) query = query.where('version', '<', before);
-  const rows = await query.orderBy('version', 'desc').limit(limit + 1).execute();
-  return toPage(rows, limit, view, (row) => row.version);
-}
-
 /** The policy in force (the newest version), or null while the account has none. */
-export async function getCurrentPolicy(db: Executor, accountId: string): Promise<Policy | null> {
-  const row = await db
-    .selectFrom('policies')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+export async function currentPolicyOf(db: Queryable, accountId: string): Promise<Policy | null> {
+  const row = await db.selectFrom('policies').selectAll().where('account_id', '=', accountId).orderBy('version', 'desc').limit(1).executeTakeFirst();
   return row ? view(row) : null;
 }
 
-/** One version of the account's policy, or null; another account's version is simply not found. */
-export async function getPolicy(db: Executor, accountId: string, version: number): Promise<Policy | null> {
-  const row = await db
-    .selectFrom('policies')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('version', '=', version)
-    .executeTakeFirst();
-  return row ? view(row) : null;
+/** Versioned investment policies with e-consent, and the disclosure consent is given to. */
+export class PolicyService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  currentDisclosure(_actor: Actor<'getCurrentDisclosure'>): Disclosure {
+    return currentDisclosure();
+  }
+
+  /**
+   * Creates version n+1 of the account's policy with the consent record. The account row is locked for the
+   * transaction, so concurrent creates for one account queue up and take consecutive versions.
+   */
+  async create(actor: Actor<'createPolicy'>, body: PolicyCreateRequest): Promise<Policy> {
+    const consent = checkConsent(body.consent);
+    checkPolicy(body, this.ctx.prices);
+    const disclosure = currentDisclosure();
+    const now = this.ctx.clock.now();
+    const record: ConsentRecord = {
+      disclosure_version: disclosure.version,
+      disclosure_sha256: disclosure.sha256,
+      accepted: true,
+      signer_name: consent.signer_name,
+      accepted_at: now.toISOString(),
+      client_id: actor.clientId,
+      ip: actor.origin.ip,
+      user_agent: actor.origin.userAgent,
+    };
+
+    return this.ctx.store.transaction(async (trx) => {
+      await trx.selectFrom('accounts').select('id').where('id', '=', actor.accountId).forUpdate().executeTakeFirstOrThrow();
+      const { latest } = await trx
+        .selectFrom('policies')
+        .select((eb) => eb.fn.max('version').as('latest'))
+        .where('account_id', '=', actor.accountId)
+        .executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('policies')
+        .values({
+          account_id: actor.accountId,
+          version: (latest ?? 0) + 1,
+          limits: JSON.stringify(body.limits),
+          target_allocation: JSON.stringify(body.target_allocation.map(({ symbol, weight }) => ({ symbol, weight }))),
+          rebalance_band: body.rebalance_band ?? DEFAULT_REBALANCE_BAND,
+          consent: JSON.stringify(record),
+          created_by_client_id: actor.clientId,
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return view(row);
+    });
+  }
+
+  /** The account's policy versions, newest first. */
+  async list(actor: Actor<'listPolicies'>, page: PageRequest): Promise<Page<Policy>> {
+    const query = this.ctx.store.db.selectFrom('policies').selectAll().where('account_id', '=', actor.accountId);
+    const rows = await keysetPage<PolicyRow, number>(query, 'version', 'number', page);
+    return { data: rows.data.map(view), next_cursor: rows.next_cursor };
+  }
+
+  async current(actor: Actor<'getCurrentPolicy'>): Promise<Policy> {
+    const policy = await currentPolicyOf(this.ctx.store.db, actor.accountId);
+    if (!policy) throw new NotFoundError('The account has no policy yet; create one (createPolicy).');
+    return policy;
+  }
+
+  /** One version of the account's policy; another account's version is simply not found. */
+  async get(actor: Actor<'getPolicy'>, version: number): Promise<Policy> {
+    const row = await this.ctx.store.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('account_id', '=', actor.accountId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError(`Policy version ${version} does not exist.`);
+    return view(row);
+  }
 }

@@ -128,7 +128,7 @@ describe('OAuth 2.1 client credentials', () => {
     const brokers = '/v1/brokers';
 
     async function signed(claims: Record<string, unknown>, header: Record<string, unknown> = {}, expiresIn = '1h') {
-      const key = server.services.signingKey;
+      const key = server.services.tokens.key;
       return new SignJWT({ iss: server.url, aud: server.url, jti: 'test', ...claims })
         .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid, ...header })
         .setIssuedAt()
@@ -180,7 +180,7 @@ describe('OAuth 2.1 client credentials', () => {
     });
 
     it('refuses an HMAC token keyed with the public key', async () => {
-      const secret = new TextEncoder().encode(JSON.stringify(server.services.signingKey.publicJwk));
+      const secret = new TextEncoder().encode(JSON.stringify(server.services.tokens.key.publicJwk));
       const token = await new SignJWT(await liveClaims())
         .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
         .setIssuer(server.url)
@@ -250,7 +250,7 @@ describe('OAuth 2.1 client credentials', () => {
       const response = await server.api.get('/.well-known/jwks.json');
       expect(response.body.keys).to.have.length(1);
       const [key] = response.body.keys;
-      expect(key.kid).to.equal(server.services.signingKey.kid);
+      expect(key.kid).to.equal(server.services.tokens.key.kid);
       expect(key).to.not.have.property('d');
     });
   });

@@ -183,19 +183,19 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(refused.status).to.equal(409);
       expect(refused.body.type).to.equal(`${server.url}/problems/kill-switch-engaged`);
       expect((await server.api.get(`/v1/orders/${order!.id}`, { token })).body.status).to.equal('proposed');
-      await release(server.services.db.kysely, accountId, 'operator', 'back', clock.now());
+      await release(server.database.db.kysely, accountId, 'operator', 'back', clock.now());
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
     });
 
     it('the global switch stops every account until the operator releases it', async () => {
       const { token, propose } = await holder();
       const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.75' });
-      await engage(server.services.db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', clock.now());
+      await engage(server.database.db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', clock.now());
       try {
         expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'global', engaged_by: 'operator' });
         expect((await approve(token, order!.id)).status).to.equal(409);
       } finally {
-        await release(server.services.db.kysely, GLOBAL_SCOPE, 'operator', null, clock.now());
+        await release(server.database.db.kysely, GLOBAL_SCOPE, 'operator', null, clock.now());
       }
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
     });

@@ -28,7 +28,7 @@ describe('daily reports', () => {
   before(async () => {
     server = await startTestServer({}, { clock });
     holder = await newHolder();
-    const db = server.services.db.kysely;
+    const db = server.database.db.kysely;
 
     at('2026-11-18T08:00:00.000Z');
     await createPolicy(server, holder.token, { limits: { blocked_symbols: ['NVDA'] } });

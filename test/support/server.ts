@@ -2,7 +2,11 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { systemClock } from '../../src/clock.js';
+import type { ServiceContext } from '../../src/services/context.js';
 import type { ServiceOverrides, Services } from '../../src/services/index.js';
+import { SimulatedPriceSource } from '../../src/services/market-data.js';
+import { Store } from '../../src/services/store.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { ApiClient } from './client.js';
 
@@ -24,6 +28,8 @@ export interface TestServer {
   services: Services;
   database: TestDatabase;
   running: RunningServer;
+  /** What the use cases are bound to, for test set-up that writes below the API (the server's own clock and prices). */
+  context: ServiceContext;
   /** Creates an API client on a new account and returns its credentials. */
   createClient(scopes?: string[], email?: string): Promise<{ client_id: string; client_secret: string; account_id: string }>;
   /** A bearer token for a new client (and account unless `email` is given) holding `scopes`. */
@@ -64,6 +70,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     services: running.services,
     database,
     running,
+    context: { store: new Store(database.db.kysely), clock: overrides.clock ?? systemClock, prices: overrides.prices ?? new SimulatedPriceSource(), config },
     createClient,
     account,
     token: async (scopes?: string[], email?: string) => (await account(scopes, email)).token,

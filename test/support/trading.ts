@@ -43,14 +43,14 @@ export interface TradeSpec {
 
 /** Test set-up: proposed orders as an idea engine would store them (the engines have their own tests). */
 export async function propose(server: TestServer, account: { accountId: string; clientId: string }, trades: TradeSpec[]) {
-  const { services } = server;
-  return services.db.kysely.transaction().execute(async (trx) => {
+  const { context } = server;
+  return context.store.transaction(async (trx) => {
     const ideaId = newId('idea');
     await trx
       .insertInto('ideas')
-      .values({ id: ideaId, account_id: account.accountId, mode: 'rebalance', market: 'US', rationale: 'test set-up', created_by_client_id: account.clientId, created_at: services.clock.now() })
+      .values({ id: ideaId, account_id: account.accountId, mode: 'rebalance', market: 'US', rationale: 'test set-up', created_by_client_id: account.clientId, created_at: context.clock.now() })
       .execute();
-    return proposeOrders(trx, services, {
+    return proposeOrders(trx, context, {
       accountId: account.accountId,
       clientId: account.clientId,
       ideaId,

@@ -1,10 +1,6 @@
 import { expect } from 'chai';
-import {
-  evaluateFeasibility,
-  UnsupportedMarketError,
-  type FeasibilityInput,
-  type FeasibilityResult,
-} from '../../src/services/feasibility.js';
+import { UnsupportedMarketError } from '../../src/services/errors.js';
+import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } from '../../src/services/feasibility.js';
 import { getMarket, MARKETS, supportedMarkets } from '../../src/services/markets.js';
 import { normalCdf, normalQuantile } from '../../src/services/normal.js';
 
@@ -284,7 +280,7 @@ describe('goal feasibility', () => {
   describe('markets and assumptions', () => {
     it('throws UnsupportedMarketError listing the supported markets', () => {
       expect(() => evaluateFeasibility({ ...base, market: 'FR' })).to.throw(UnsupportedMarketError).that.deep.includes({
-        market: 'FR',
+        markets: ['FR'],
         supported: ['US', 'CA', 'GB', 'DE', 'JP', 'AU'],
       });
       expect(supportedMarkets()).to.deep.equal(Object.keys(MARKETS));

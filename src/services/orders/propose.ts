@@ -3,7 +3,7 @@ import type { components } from '../../../generated/api.js';
 import type { Database } from '../../../db/schema.js';
 import { newId } from '../../ids.js';
 import { policyCheck, worstCaseNotional, type FailedCheck, type ProposedTrade } from '../checks.js';
-import type { Services } from '../index.js';
+import type { ServiceContext } from '../context.js';
 import { readPaperAccount, PAPER_CURRENCY } from '../ledger.js';
 import { accountState } from './account-state.js';
 import { viewsOf, type Order } from './views.js';
@@ -14,21 +14,21 @@ type Policy = components['schemas']['Policy'];
 export const PROPOSAL_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The policy check a trade must pass to be proposed at all (the risk gate runs again at approval). */
-export async function checkProposal(db: Transaction<Database>, services: Services, accountId: string, policy: Policy, trade: ProposedTrade): Promise<FailedCheck[]> {
-  const now = services.clock.now();
-  const account = await readPaperAccount(db, accountId, services.config.paperStartingCash);
-  const state = await accountState(db, services, accountId, account.cash, now);
-  return policyCheck(trade, services.prices.quote(trade.symbol, now), policy, state);
+export async function checkProposal(trx: Transaction<Database>, ctx: ServiceContext, accountId: string, policy: Policy, trade: ProposedTrade): Promise<FailedCheck[]> {
+  const now = ctx.clock.now();
+  const account = await readPaperAccount(trx, accountId, ctx.config.paperStartingCash);
+  const state = await accountState(trx, ctx.prices, accountId, account.cash, now);
+  return policyCheck(trade, ctx.prices.quote(trade.symbol, now), policy, state);
 }
 
 /** Stores trades as `proposed` orders of an idea, each with its creation event. */
 export async function proposeOrders(
   trx: Transaction<Database>,
-  services: Services,
+  ctx: ServiceContext,
   input: { accountId: string; clientId: string; ideaId: string; trades: ProposedTrade[] },
 ): Promise<Order[]> {
   if (input.trades.length === 0) return [];
-  const now = services.clock.now();
+  const now = ctx.clock.now();
   // Ids carry wall-clock creation time (one millisecond apart within an idea), so lists run newest first even
   // under a pinned service clock.
   const createdAt = Date.now();
@@ -43,7 +43,7 @@ export async function proposeOrders(
     quantity: trade.quantity.toFixed(),
     order_type: trade.order_type,
     limit_price: trade.limit_price?.toFixed() ?? null,
-    notional: worstCaseNotional(trade, services.prices.quote(trade.symbol, now).price).toFixed(),
+    notional: worstCaseNotional(trade, ctx.prices.quote(trade.symbol, now).price).toFixed(),
     status: 'proposed' as const,
     expires_at: new Date(now.getTime() + PROPOSAL_TTL_MS),
     created_at: now,

@@ -1,8 +1,7 @@
 import type { components } from '../../../generated/api.js';
 import type { Order as OrderRow } from '../../../db/schema.js';
-import type { Queryable } from '../ledger.js';
 import { num } from '../money.js';
-import { decodeCursor, toPage, type Page } from '../pagination.js';
+import type { Queryable } from '../store.js';
 
 export type Order = components['schemas']['Order'];
 type OrderStatus = components['schemas']['OrderStatus'];
@@ -89,31 +88,10 @@ export async function expireDue(db: Queryable, accountId: string, now: Date): Pr
     .execute();
 }
 
-export async function getOrder(db: Queryable, accountId: string, id: string, now: Date): Promise<Order | undefined> {
-  await expireDue(db, accountId, now);
-  const row = await db.selectFrom('orders').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return row ? (await viewsOf(db, [row]))[0] : undefined;
-}
-
 export interface OrderFilter {
   status?: OrderStatus;
   symbol?: string;
   idea_id?: string;
   limit?: number;
   cursor?: string;
-}
-
-/** Newest first; keyset pagination on the time-ordered id, so a page costs the same at any depth. */
-export async function listOrders(db: Queryable, accountId: string, filter: OrderFilter, now: Date): Promise<Page<Order>> {
-  await expireDue(db, accountId, now);
-  const limit = filter.limit ?? 20;
-  const after = decodeCursor<string>(filter.cursor, 'string');
-  let query = db.selectFrom('orders').selectAll().where('account_id', '=', accountId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.symbol) query = query.where('symbol', '=', filter.symbol);
-  if (filter.idea_id) query = query.where('idea_id', '=', filter.idea_id);
-  if (after) query = query.where('id', '<', after);
-  const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
-  const page = toPage(rows, limit, (r) => r, (r) => r.id);
-  return { data: await viewsOf(db, page.data), next_cursor: page.next_cursor };
 }

@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
 import type { components } from '../../../generated/api.js';
 import type { FailedCheck } from '../checks.js';
-import type { Services } from '../index.js';
+import type { ServiceContext } from '../context.js';
 import { GLOBAL_SCOPE } from '../kill-switch.js';
-import { PAPER_CURRENCY, valueAt, type Queryable } from '../ledger.js';
-import { dec, num, roundMoney } from '../money.js';
+import { filledNotional, PAPER_CURRENCY, valueAt, type Queryable } from '../ledger.js';
+import { num, roundMoney } from '../money.js';
 
 export type DailyReport = components['schemas']['DailyReport'];
 export type ReportContent = Omit<DailyReport, 'id' | 'generated_at'>;
@@ -92,17 +91,6 @@ async function decisionsIn(db: Queryable, accountId: string, start: Date, end: D
   }));
 }
 
-async function notionalIn(db: Queryable, accountId: string, start: Date, end: Date) {
-  const row = await db
-    .selectFrom('fills')
-    .select(sql<string>`coalesce(sum(notional), 0)::text`.as('total'))
-    .where('account_id', '=', accountId)
-    .where('at', '>=', start)
-    .where('at', '<', end)
-    .executeTakeFirstOrThrow();
-  return dec(row.total);
-}
-
 async function killSwitchEventsIn(db: Queryable, accountId: string, start: Date, end: Date): Promise<DailyReport['kill_switch_events']> {
   const rows = await db
     .selectFrom('kill_switch_events')
@@ -127,13 +115,13 @@ async function killSwitchEventsIn(db: Queryable, accountId: string, start: Date,
  * (later fills are undone by `valueAt`, prices are a function of time), so regeneration is deterministic.
  * Today's report values the account at `now` instead of midnight.
  */
-export async function reportContent(db: Queryable, services: Services, accountId: string, date: string, now: Date): Promise<ReportContent> {
+export async function reportContent(db: Queryable, ctx: ServiceContext, accountId: string, date: string, now: Date): Promise<ReportContent> {
   const { start, end } = utcDay(date);
   const valuedAt = now < end ? now : end;
   const decisions = await decisionsIn(db, accountId, start, end);
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, decisions.filter((d) => d.outcome === o).length])) as Record<Outcome, number>;
-  const startValue = await valueAt(db, services.prices, accountId, services.config.paperStartingCash, start);
-  const endValue = await valueAt(db, services.prices, accountId, services.config.paperStartingCash, valuedAt);
+  const startValue = await valueAt(db, ctx.prices, accountId, ctx.config.paperStartingCash, start);
+  const endValue = await valueAt(db, ctx.prices, accountId, ctx.config.paperStartingCash, valuedAt);
   return {
     date,
     currency: PAPER_CURRENCY,
@@ -141,7 +129,7 @@ export async function reportContent(db: Queryable, services: Services, accountId
     ideas_generated: await countIn(db, 'ideas', accountId, start, end),
     orders: { proposed: await countIn(db, 'orders', accountId, start, end), ...counts },
     decisions,
-    notional_traded: num(roundMoney(await notionalIn(db, accountId, start, end))),
+    notional_traded: num(roundMoney(await filledNotional(db, accountId, start, end))),
     start_value: num(roundMoney(startValue.total)),
     end_value: num(roundMoney(endValue.total)),
     pnl: num(roundMoney(endValue.total.minus(startValue.total))),

@@ -1,11 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { DailyReportsTable } from '../../../db/schema.js';
+import type { Actor } from '../../auth/authorize.js';
 import { newId } from '../../ids.js';
 import { ProblemError } from '../../problems.js';
-import type { Services } from '../index.js';
-import type { Queryable } from '../ledger.js';
+import type { ServiceContext } from '../context.js';
+import { invalidField, NotFoundError } from '../errors.js';
 import { expireDue } from '../orders/views.js';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from '../pagination.js';
+import { keysetPage, type Page } from '../pagination.js';
 import { reportContent, utcDay, type DailyReport, type ReportContent } from './content.js';
 
 export type { DailyReport };
@@ -19,9 +20,7 @@ export function isDate(value: string): boolean {
   return !Number.isNaN(start.getTime()) && start.toISOString().startsWith(value);
 }
 
-function invalidField(pointer: string, detail = 'must be a date (YYYY-MM-DD)'): ProblemError {
-  return new ProblemError('validation-error', 'The request has 1 invalid field.', { errors: [{ pointer, detail }] });
-}
+const NOT_A_DATE = 'must be a date (YYYY-MM-DD)';
 
 const todayOf = (now: Date) => now.toISOString().slice(0, 10);
 
@@ -57,35 +56,6 @@ function reportView(row: Selectable<DailyReportsTable>): DailyReport {
   };
 }
 
-/**
- * Generates or regenerates the account's report for a UTC date (today included, as a partial day). The report
- * keeps its id across regenerations; only its content (unchanged for a finished day) and generated_at move.
- */
-export async function generateDailyReport(services: Services, accountId: string, date: string): Promise<DailyReport> {
-  if (!isDate(date)) throw invalidField('/body/date');
-  const now = services.clock.now();
-  notInFuture(date, now);
-  return services.db.kysely.transaction().execute(async (trx) => {
-    // Orders that expired unseen get their expiry event (dated when they expired) before the day is read.
-    await expireDue(trx, accountId, now);
-    const content = JSON.stringify(await reportContent(trx, services, accountId, date, now));
-    const row = await trx
-      .insertInto('daily_reports')
-      .values({ id: newId('rpt', now.getTime()), account_id: accountId, date, content, generated_at: now })
-      .onConflict((c) => c.columns(['account_id', 'date']).doUpdateSet({ content, generated_at: now }))
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return reportView(row);
-  });
-}
-
-/** The account's generated report for a date, or null (also for another account's). */
-export async function getDailyReport(db: Queryable, accountId: string, date: string): Promise<DailyReport | null> {
-  if (!isDate(date)) return null;
-  const row = await db.selectFrom('daily_reports').selectAll().where('account_id', '=', accountId).where('date', '=', date).executeTakeFirst();
-  return row ? reportView(row) : null;
-}
-
 export interface ReportRange {
   from?: string;
   to?: string;
@@ -93,24 +63,56 @@ export interface ReportRange {
   cursor?: string;
 }
 
-/** Generated reports, newest date first, within an inclusive date range; keyset-paged on the date. */
-export async function listDailyReports(db: Queryable, accountId: string, range: ReportRange, now: Date): Promise<Page<DailyReport>> {
-  const { from, to } = range;
-  if (from !== undefined && !isDate(from)) throw invalidField('/query/from');
-  if (to !== undefined && !isDate(to)) throw invalidField('/query/to');
-  if (from !== undefined) notInFuture(from, now);
-  if (to !== undefined) notInFuture(to, now);
-  if (from !== undefined && to !== undefined && from > to) {
-    throw new ProblemError('report-date-out-of-range', `from (${from}) is after to (${to}); the range is inclusive and needs from ≤ to.`);
-  }
-  const before = decodeCursor<string>(range.cursor, 'string');
-  if (before !== undefined && !isDate(before)) throw invalidField('/query/cursor', 'is not a cursor this API returned');
+/** Daily accountability reports: generated on request, deterministic for a finished day. */
+export class ReportService {
+  constructor(private readonly ctx: ServiceContext) {}
 
-  const limit = range.limit ?? DEFAULT_PAGE_SIZE;
-  let query = db.selectFrom('daily_reports').selectAll().where('account_id', '=', accountId);
-  if (from !== undefined) query = query.where('date', '>=', from);
-  if (to !== undefined) query = query.where('date', '<=', to);
-  if (before !== undefined) query = query.where('date', '<', before);
-  const rows = await query.orderBy('date', 'desc').limit(limit + 1).execute();
-  return toPage(rows, limit, reportView, (row) => row.date);
+  /**
+   * Generates or regenerates the account's report for a UTC date (today included, as a partial day). The report
+   * keeps its id across regenerations; only its content (unchanged for a finished day) and generated_at move.
+   */
+  async generate(actor: Actor<'generateDailyReport'>, date: string): Promise<DailyReport> {
+    if (!isDate(date)) throw invalidField('date', NOT_A_DATE);
+    const now = this.ctx.clock.now();
+    notInFuture(date, now);
+    return this.ctx.store.transaction(async (trx) => {
+      // Orders that expired unseen get their expiry event (dated when they expired) before the day is read.
+      await expireDue(trx, actor.accountId, now);
+      const content = JSON.stringify(await reportContent(trx, this.ctx, actor.accountId, date, now));
+      const row = await trx
+        .insertInto('daily_reports')
+        .values({ id: newId('rpt', now.getTime()), account_id: actor.accountId, date, content, generated_at: now })
+        .onConflict((c) => c.columns(['account_id', 'date']).doUpdateSet({ content, generated_at: now }))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return reportView(row);
+    });
+  }
+
+  /** The account's generated report for a date (another account's is simply not found). */
+  async get(actor: Actor<'getDailyReport'>, date: string): Promise<DailyReport> {
+    const row = isDate(date)
+      ? await this.ctx.store.db.selectFrom('daily_reports').selectAll().where('account_id', '=', actor.accountId).where('date', '=', date).executeTakeFirst()
+      : undefined;
+    if (!row) throw new NotFoundError(`There is no daily report for ${date}; generate it (generateDailyReport).`);
+    return reportView(row);
+  }
+
+  /** Generated reports, newest date first, within an inclusive date range; keyset-paged on the date. */
+  async list(actor: Actor<'listDailyReports'>, range: ReportRange): Promise<Page<DailyReport>> {
+    const { from, to } = range;
+    const now = this.ctx.clock.now();
+    if (from !== undefined && !isDate(from)) throw invalidField('from', NOT_A_DATE);
+    if (to !== undefined && !isDate(to)) throw invalidField('to', NOT_A_DATE);
+    if (from !== undefined) notInFuture(from, now);
+    if (to !== undefined) notInFuture(to, now);
+    if (from !== undefined && to !== undefined && from > to) {
+      throw new ProblemError('report-date-out-of-range', `from (${from}) is after to (${to}); the range is inclusive and needs from ≤ to.`);
+    }
+    let query = this.ctx.store.db.selectFrom('daily_reports').selectAll().where('account_id', '=', actor.accountId);
+    if (from !== undefined) query = query.where('date', '>=', from);
+    if (to !== undefined) query = query.where('date', '<=', to);
+    const page = await keysetPage<Selectable<DailyReportsTable>, string>(query, 'date', 'string', range, isDate);
+    return { data: page.data.map(reportView), next_cursor: page.next_cursor };
+  }
 }

@@ -1,0 +1,37 @@
+import type { Document } from 'openapi-backend';
+import { ping } from '../../db/connect.js';
+import { publishDocument, type PublishedDocument } from '../document.js';
+import { lifecycle } from '../lifecycle.js';
+import type { ServiceContext } from './context.js';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: 'ok' | 'fail'; requests: 'ok' | 'draining' };
+}
+
+/** The published contract and the process's readiness. */
+export class MetaService {
+  private published: PublishedDocument | undefined;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly document: Document,
+  ) {}
+
+  /** The bundled contract with `servers` set to this deployment, serialised once per process. */
+  openApiDocument(): PublishedDocument {
+    this.published ??= publishDocument(this.document, this.ctx.config.baseUrl);
+    return this.published;
+  }
+
+  async readiness(): Promise<Readiness> {
+    let database: 'ok' | 'fail' = 'ok';
+    try {
+      await ping(this.ctx.store.db);
+    } catch {
+      database = 'fail';
+    }
+    const requests = lifecycle.ready ? 'ok' : 'draining';
+    return { ready: database === 'ok' && requests === 'ok', checks: { database, requests } };
+  }
+}
