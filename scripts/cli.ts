@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { migrateToLatest, openDatabase, DatabaseInUseError, type Db } from '../db/connect.js';
+import { SecretHasher } from '../src/auth/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ClientInputError, ClientService, parseScopes } from '../src/services/clients.js';
 import { GLOBAL_SCOPE, engage, release } from '../src/services/kill-switch.js';
@@ -33,7 +34,7 @@ async function run(argv: string[], db: Db): Promise<number> {
     },
   });
   const config = loadConfig();
-  const clients = new ClientService(db.kysely, config.bcryptCost, 0);
+  const clients = new ClientService(db.kysely, new SecretHasher(config.bcryptCost), 0);
   const [group, action, target] = positionals;
   const json = values.json ?? false;
 

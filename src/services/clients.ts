@@ -1,6 +1,6 @@
-import bcrypt from 'bcrypt';
 import type { Kysely } from 'kysely';
 import type { ApiClient, Database } from '../../db/schema.js';
+import type { SecretHasher } from '../auth/secrets.js';
 import { SCOPES, type ClientStatusSource } from '../auth/tokens.js';
 import { newId, newSecret } from '../ids.js';
 import { ensureAccount } from './accounts.js';
@@ -53,16 +53,12 @@ export function parseScopes(raw: string): string[] {
  */
 export class ClientService implements ClientStatusSource {
   private readonly statusCache = new Map<string, { generation: number | null; until: number }>();
-  // A real hash to compare against when the client id is unknown, so both cases cost the same time.
-  private readonly dummyHash: string;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly bcryptCost: number,
+    private readonly hasher: SecretHasher,
     private readonly statusCacheMs: number,
-  ) {
-    this.dummyHash = bcrypt.hashSync('not-a-secret', bcryptCost);
-  }
+  ) {}
 
   async create(input: { accountEmail: string; scopes: string[]; name?: string }): Promise<ClientWithSecret> {
     const account = await ensureAccount(this.db, input.accountEmail);
@@ -74,7 +70,7 @@ export class ClientService implements ClientStatusSource {
         account_id: account.id,
         name: input.name?.trim() || 'API client',
         scopes: parseScopes(input.scopes.join(' ')).join(' '),
-        secret_hash: await bcrypt.hash(secret, this.bcryptCost),
+        secret_hash: await this.hasher.hash(secret),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -94,7 +90,7 @@ export class ClientService implements ClientStatusSource {
 
   async rotate(clientId: string): Promise<ClientWithSecret | null> {
     const secret = newSecret('ias_secret');
-    const secretHash = await bcrypt.hash(secret, this.bcryptCost);
+    const secretHash = await this.hasher.hash(secret);
     const row = await this.db
       .updateTable('api_clients')
       .set((eb) => ({ secret_hash: secretHash, generation: eb('generation', '+', 1), rotated_at: new Date() }))
@@ -121,7 +117,7 @@ export class ClientService implements ClientStatusSource {
   /** The live client for these credentials, or null; never says which part was wrong. */
   async authenticate(clientId: string, secret: string): Promise<ApiClient | null> {
     const row = await this.db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-    const matches = await bcrypt.compare(secret, row?.secret_hash ?? this.dummyHash);
+    const matches = await this.hasher.verify(secret, row?.secret_hash);
     if (!row || !matches || row.revoked_at) return null;
     await this.db.updateTable('api_clients').set({ last_used_at: new Date() }).where('client_id', '=', clientId).execute();
     return row;

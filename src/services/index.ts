@@ -2,6 +2,7 @@ import type { Document } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { Db } from '../../db/connect.js';
 import { loadSigningKey } from '../auth/keys.js';
+import { SecretHasher } from '../auth/secrets.js';
 import { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../clock.js';
 import { loadDocument } from '../document.js';
@@ -51,7 +52,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}, document: Document = loadDocument()): Promise<Services> {
-  const clients = new ClientService(db.kysely, config.bcryptCost, config.clientStatusCacheMs);
+  const clients = new ClientService(db.kysely, new SecretHasher(config.bcryptCost), config.clientStatusCacheMs);
   const signingKey = await loadSigningKey(db.kysely, config.signingKeyPem);
   const tokens = new TokenService(signingKey, config.baseUrl, config.baseUrl, config.tokenTtlSeconds, clients);
   const oauth = new OAuthService(config.baseUrl, clients, tokens, signingKey);
