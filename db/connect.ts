@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type KyselyConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
@@ -66,6 +66,12 @@ export interface OpenOptions {
   /** A tarball from `dumpDataDir` to start the embedded database from (tests clone one migrated database). */
   loadDataDir?: Blob;
   poolSize?: number;
+  /** Sees the SQL of every statement run (BEGIN and COMMIT included): tests count statements with it. */
+  onQuery?: (sql: string) => void;
+}
+
+function logger(onQuery: ((sql: string) => void) | undefined): KyselyConfig['log'] {
+  return onQuery ? (event) => onQuery(event.query.sql) : undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
@@ -76,7 +82,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     const ignore = () => {};
     pool.on('error', ignore);
     pool.on('connect', (client) => client.on('error', ignore));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: logger(options.onQuery) });
     return { kysely, kind: 'postgres', close: () => kysely.destroy() };
   }
   const dataDir = options.dataDir ?? 'memory://';
@@ -86,7 +92,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [INT8]: (value: string) => Number(value), [DATE]: (value: string) => value },
   });
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log: logger(options.onQuery) });
   return {
     kysely,
     kind: 'embedded',

@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { components } from '../../generated/api.js';
+import type { KillSwitchesTable } from '../../db/schema.js';
 import type { Actor } from '../auth/authorize.js';
 import type { ServiceContext } from './context.js';
 import type { Queryable } from './store.js';
@@ -8,10 +10,10 @@ type KillSwitch = components['schemas']['KillSwitch'];
 export const GLOBAL_SCOPE = 'global';
 export const OFF: KillSwitch = { engaged: false, reason: null, engaged_at: null, engaged_by: null, level: null };
 
-/** The switch in force for an account: the global one wins over the account's own. */
-export async function effectiveKillSwitch(db: Queryable, accountId: string): Promise<KillSwitch> {
-  const rows = await db.selectFrom('kill_switches').selectAll().where('scope', 'in', [GLOBAL_SCOPE, accountId]).where('engaged', '=', true).execute();
-  const row = rows.find((r) => r.scope === GLOBAL_SCOPE) ?? rows[0];
+type KillSwitchRow = Pick<Selectable<KillSwitchesTable>, 'scope' | 'reason' | 'engaged_at' | 'engaged_by'>;
+
+/** The contract's view of an engaged switch row, or OFF when there is none. */
+export function killSwitchView(row: KillSwitchRow | null | undefined): KillSwitch {
   if (!row) return OFF;
   return {
     engaged: true,
@@ -20,6 +22,12 @@ export async function effectiveKillSwitch(db: Queryable, accountId: string): Pro
     engaged_by: row.engaged_by,
     level: row.scope === GLOBAL_SCOPE ? 'global' : 'account',
   };
+}
+
+/** The switch in force for an account: the global one wins over the account's own. */
+export async function effectiveKillSwitch(db: Queryable, accountId: string): Promise<KillSwitch> {
+  const rows = await db.selectFrom('kill_switches').selectAll().where('scope', 'in', [GLOBAL_SCOPE, accountId]).where('engaged', '=', true).execute();
+  return killSwitchView(rows.find((r) => r.scope === GLOBAL_SCOPE) ?? rows[0]);
 }
 
 /** Engages the switch of `scope` (an account id or global); engaging an engaged switch changes nothing. */

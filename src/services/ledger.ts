@@ -15,26 +15,43 @@ export interface Position {
   updated_at: Date;
 }
 
-/** Every account has one funded paper account, opened on first use. */
-export async function ensurePaperAccount(db: Queryable, accountId: string, startingCash: string): Promise<void> {
-  await db
-    .insertInto('paper_accounts')
-    .values({ account_id: accountId, currency: PAPER_CURRENCY, cash: startingCash, updated_at: new Date() })
-    .onConflict((c) => c.column('account_id').doNothing())
-    .execute();
+export interface PaperAccount {
+  cash: Dec;
+  currency: string;
+  updated_at: Date;
 }
 
-/** Opens (if needed) and locks the paper account: every change of cash or positions holds this lock. */
-export async function lockPaperAccount(trx: Transaction<Database>, accountId: string, startingCash: string) {
-  await ensurePaperAccount(trx, accountId, startingCash);
-  const row = await trx.selectFrom('paper_accounts').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirstOrThrow();
-  return { cash: dec(row.cash), currency: row.currency, updated_at: new Date(row.updated_at) };
+/**
+ * The account's paper account. Until its first fill it exists only virtually — funded with the starting cash,
+ * unchanged since the account was created — so reading it never writes.
+ */
+export async function readPaperAccount(db: Queryable, accountId: string, startingCash: string): Promise<PaperAccount> {
+  const row = await db
+    .selectFrom('accounts')
+    .leftJoin('paper_accounts', 'paper_accounts.account_id', 'accounts.id')
+    .select(['paper_accounts.cash', 'paper_accounts.currency', 'paper_accounts.updated_at', 'accounts.created_at'])
+    .where('accounts.id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return {
+    cash: dec(row.cash ?? startingCash),
+    currency: row.currency ?? PAPER_CURRENCY,
+    updated_at: new Date(row.updated_at ?? row.created_at),
+  };
 }
 
-export async function readPaperAccount(db: Queryable, accountId: string, startingCash: string) {
-  await ensurePaperAccount(db, accountId, startingCash);
-  const row = await db.selectFrom('paper_accounts').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  return { cash: dec(row.cash), currency: row.currency, updated_at: new Date(row.updated_at) };
+/** Opens (on first use) and locks the paper account: every change of cash or positions holds this lock. */
+export async function lockPaperAccount(trx: Transaction<Database>, accountId: string, startingCash: string): Promise<PaperAccount> {
+  const lock = () => trx.selectFrom('paper_accounts').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirst();
+  let row = await lock();
+  if (!row) {
+    await trx
+      .insertInto('paper_accounts')
+      .values({ account_id: accountId, currency: PAPER_CURRENCY, cash: startingCash, updated_at: new Date() })
+      .onConflict((c) => c.column('account_id').doNothing())
+      .execute();
+    row = await lock();
+  }
+  return { cash: dec(row!.cash), currency: row!.currency, updated_at: new Date(row!.updated_at) };
 }
 
 export async function positionsOf(db: Queryable, accountId: string): Promise<Position[]> {
@@ -42,52 +59,22 @@ export async function positionsOf(db: Queryable, accountId: string): Promise<Pos
   return rows.map((r) => ({ symbol: r.symbol, quantity: dec(r.quantity), average_cost: dec(r.average_cost), updated_at: new Date(r.updated_at) }));
 }
 
-/** Executes a fill: cash, the position and the fill record change together, in the caller's transaction. */
-export async function applyFill(trx: Transaction<Database>, order: Order, price: Dec, at: Date): Promise<{ notional: Dec }> {
-  const quantity = dec(order.quantity);
-  const notional = roundMoney(quantity.times(price));
-  const cashDelta = order.side === 'buy' ? notional.negated() : notional;
-  await trx
-    .updateTable('paper_accounts')
-    .set({ cash: sql`cash + ${cashDelta.toFixed()}::numeric`, updated_at: at })
-    .where('account_id', '=', order.account_id)
-    .execute();
+/** A fill as the ledger needs it to undo it. */
+export interface FillRecord {
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: string;
+  notional: string;
+  at: Date | string;
+}
 
-  const existing = await trx
-    .selectFrom('positions')
-    .selectAll()
-    .where('account_id', '=', order.account_id)
-    .where('symbol', '=', order.symbol)
-    .forUpdate()
-    .executeTakeFirst();
-  const held = existing ? dec(existing.quantity) : new D(0);
-  const heldCost = existing ? dec(existing.average_cost) : new D(0);
-  const after = order.side === 'buy' ? held.plus(quantity) : held.minus(quantity);
-  if (after.isZero()) {
-    await trx.deleteFrom('positions').where('account_id', '=', order.account_id).where('symbol', '=', order.symbol).execute();
-  } else {
-    // Buys move the average cost; sells realise P&L and leave it as it was.
-    const averageCost = order.side === 'buy' ? roundPrice(held.times(heldCost).plus(quantity.times(price)).dividedBy(after)) : heldCost;
-    await trx
-      .insertInto('positions')
-      .values({ account_id: order.account_id, symbol: order.symbol, quantity: after.toFixed(), average_cost: averageCost.toFixed(), updated_at: at })
-      .onConflict((c) => c.columns(['account_id', 'symbol']).doUpdateSet({ quantity: after.toFixed(), average_cost: averageCost.toFixed(), updated_at: at }))
-      .execute();
-  }
-  await trx
-    .insertInto('fills')
-    .values({
-      order_id: order.id,
-      account_id: order.account_id,
-      symbol: order.symbol,
-      side: order.side,
-      quantity: quantity.toFixed(),
-      price: price.toFixed(),
-      notional: notional.toFixed(),
-      at,
-    })
-    .execute();
-  return { notional };
+/** The position a fill leaves: buys move the average cost; sells realise P&L and leave it as it was. */
+export function positionAfterFill(held: Position | undefined, side: 'buy' | 'sell', quantity: Dec, price: Dec): { quantity: Dec; average_cost: Dec } {
+  const heldQuantity = held?.quantity ?? new D(0);
+  const heldCost = held?.average_cost ?? new D(0);
+  const after = side === 'buy' ? heldQuantity.plus(quantity) : heldQuantity.minus(quantity);
+  const averageCost = side === 'buy' && !after.isZero() ? roundPrice(heldQuantity.times(heldCost).plus(quantity.times(price)).dividedBy(after)) : heldCost;
+  return { quantity: after, average_cost: averageCost };
 }
 
 export interface Valuation {
@@ -107,22 +94,28 @@ export function value(prices: PriceSource, cash: Dec, positions: Position[], at:
 }
 
 /**
- * The account as it stood at `at`: today's cash and positions with every later fill undone, priced at `at`.
- * Used for start-of-day values (daily loss limit, daily reports) without snapshots.
+ * Cash and positions before `fills` (those after `at`) happened, priced at `at`: the account as it stood then,
+ * without snapshots. Used for start-of-day values (daily loss limit, daily reports).
  */
+export function valueBefore(prices: PriceSource, cash: Dec, positions: Position[], fills: FillRecord[], at: Date): Valuation {
+  const held = new Map(positions.map((p) => [p.symbol, p]));
+  let before = cash;
+  for (const fill of fills) {
+    if (new Date(fill.at) <= at) continue;
+    const sign = fill.side === 'buy' ? -1 : 1;
+    before = before.minus(dec(fill.notional).times(sign));
+    const current = held.get(fill.symbol) ?? { symbol: fill.symbol, quantity: new D(0), average_cost: new D(0), updated_at: at };
+    held.set(fill.symbol, { ...current, quantity: current.quantity.plus(dec(fill.quantity).times(sign)) });
+  }
+  return value(prices, before, [...held.values()].filter((p) => !p.quantity.isZero()), at);
+}
+
+/** The account as it stood at `at`, priced at `at`. */
 export async function valueAt(db: Queryable, prices: PriceSource, accountId: string, startingCash: string, at: Date): Promise<Valuation> {
   const account = await readPaperAccount(db, accountId, startingCash);
-  const positions = new Map((await positionsOf(db, accountId)).map((p) => [p.symbol, p]));
-  const later = await db.selectFrom('fills').selectAll().where('account_id', '=', accountId).where('at', '>', at).execute();
-  let cash = account.cash;
-  for (const fill of later) {
-    const quantity = dec(fill.quantity);
-    const sign = fill.side === 'buy' ? -1 : 1;
-    cash = cash.minus(dec(fill.notional).times(sign));
-    const current = positions.get(fill.symbol) ?? { symbol: fill.symbol, quantity: new D(0), average_cost: new D(0), updated_at: at };
-    positions.set(fill.symbol, { ...current, quantity: current.quantity.plus(quantity.times(sign)) });
-  }
-  return value(prices, cash, [...positions.values()].filter((p) => !p.quantity.isZero()), at);
+  const positions = await positionsOf(db, accountId);
+  const later = await db.selectFrom('fills').select(['symbol', 'side', 'quantity', 'notional', 'at']).where('account_id', '=', accountId).where('at', '>', at).execute();
+  return valueBefore(prices, account.cash, positions, later, at);
 }
 
 export function startOfUtcDay(at: Date): Date {

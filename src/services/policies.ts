@@ -78,7 +78,7 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   }
 }
 
-function view(row: PolicyRow): Policy {
+export function policyView(row: PolicyRow): Policy {
   const limits = row.limits as PolicyLimits;
   const consent = row.consent as ConsentRecord;
   return {
@@ -104,7 +104,7 @@ function view(row: PolicyRow): Policy {
 /** The policy in force (the newest version), or null while the account has none. */
 export async function currentPolicyOf(db: Queryable, accountId: string): Promise<Policy | null> {
   const row = await db.selectFrom('policies').selectAll().where('account_id', '=', accountId).orderBy('version', 'desc').limit(1).executeTakeFirst();
-  return row ? view(row) : null;
+  return row ? policyView(row) : null;
 }
 
 /** Versioned investment policies with e-consent, and the disclosure consent is given to. */
@@ -156,7 +156,7 @@ export class PolicyService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return view(row);
+      return policyView(row);
     });
   }
 
@@ -164,7 +164,7 @@ export class PolicyService {
   async list(actor: Actor<'listPolicies'>, page: PageRequest): Promise<Page<Policy>> {
     const query = this.ctx.store.db.selectFrom('policies').selectAll().where('account_id', '=', actor.accountId);
     const rows = await keysetPage<PolicyRow, number>(query, 'version', 'number', page);
-    return { data: rows.data.map(view), next_cursor: rows.next_cursor };
+    return { data: rows.data.map(policyView), next_cursor: rows.next_cursor };
   }
 
   async current(actor: Actor<'getCurrentPolicy'>): Promise<Policy> {
@@ -182,6 +182,6 @@ export class PolicyService {
       .where('version', '=', version)
       .executeTakeFirst();
     if (!row) throw new NotFoundError(`Policy version ${version} does not exist.`);
-    return view(row);
+    return policyView(row);
   }
 }

@@ -52,9 +52,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(onQuery?: (sql: string) => void): Promise<TestDatabase> {
   if ((await testBackend()) === 'embedded') {
-    const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await embeddedTemplate() });
+    const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await embeddedTemplate(), onQuery });
     await migrateToLatest(db.kysely);
     return { db, url: undefined, drop: () => db.close() };
   }
@@ -65,7 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 20 });
+  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 20, onQuery });
   await migrateToLatest(db.kysely);
   return {
     db,

@@ -41,8 +41,8 @@ export interface TestServer {
 
 let accounts = 0;
 
-export async function startTestServer(env: Record<string, string> = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+export async function startTestServer(env: Record<string, string> = {}, overrides: ServiceOverrides = {}, onQuery?: (sql: string) => void): Promise<TestServer> {
+  const database = await createTestDatabase(onQuery);
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

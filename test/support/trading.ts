@@ -1,6 +1,5 @@
-import { proposeOrders } from '../../src/services/orders/propose.js';
+import { storeIdea } from '../../src/services/orders/propose.js';
 import { dec } from '../../src/services/money.js';
-import { newId } from '../../src/ids.js';
 import type { TestServer } from './server.js';
 
 export interface PolicyOverrides {
@@ -43,27 +42,23 @@ export interface TradeSpec {
 
 /** Test set-up: proposed orders as an idea engine would store them (the engines have their own tests). */
 export async function propose(server: TestServer, account: { accountId: string; clientId: string }, trades: TradeSpec[]) {
-  const { context } = server;
-  return context.store.transaction(async (trx) => {
-    const ideaId = newId('idea');
-    await trx
-      .insertInto('ideas')
-      .values({ id: ideaId, account_id: account.accountId, mode: 'rebalance', market: 'US', rationale: 'test set-up', created_by_client_id: account.clientId, created_at: context.clock.now() })
-      .execute();
-    return proposeOrders(trx, context, {
-      accountId: account.accountId,
-      clientId: account.clientId,
-      ideaId,
-      trades: trades.map((t) => ({
-        market: 'US',
-        symbol: t.symbol,
-        side: t.side,
-        quantity: dec(t.quantity),
-        order_type: t.order_type ?? 'market',
-        limit_price: t.limit_price ? dec(t.limit_price) : null,
-      })),
-    });
+  const { store, prices, clock } = server.context;
+  const stored = await storeIdea(store.db, prices, clock.now(), {
+    accountId: account.accountId,
+    clientId: account.clientId,
+    mode: 'rebalance',
+    market: 'US',
+    rationale: 'test set-up',
+    trades: trades.map((t) => ({
+      market: 'US',
+      symbol: t.symbol,
+      side: t.side,
+      quantity: dec(t.quantity),
+      order_type: t.order_type ?? 'market',
+      limit_price: t.limit_price ? dec(t.limit_price) : null,
+    })),
   });
+  return stored.orders;
 }
 
 /** A clock the test moves by hand. */

@@ -1,12 +1,7 @@
-import type { Transaction } from 'kysely';
 import type { components } from '../../../generated/api.js';
-import type { Database } from '../../../db/schema.js';
-import { worstCaseNotional, type AccountState, type FailedCheck, type ProposedTrade } from '../checks.js';
-import type { ServiceContext } from '../context.js';
-import { readPaperAccount } from '../ledger.js';
+import { policyCheck, worstCaseNotional, type AccountState, type FailedCheck, type ProposedTrade } from '../checks.js';
+import type { Quote } from '../market-data.js';
 import { D, dec, roundMoney, roundQuantity, type Dec } from '../money.js';
-import { accountState } from '../orders/account-state.js';
-import { checkProposal } from '../orders/propose.js';
 import { CASH_BUFFER, DUST, percent, usd } from './allocation.js';
 
 type Policy = components['schemas']['Policy'];
@@ -36,10 +31,7 @@ function fittingQuantity(trade: ProposedTrade, price: Dec, policy: Policy, state
  * buys. Buys are cut to the cash left (less the buffer) and, when only the order-notional or position-weight
  * limit fails, to the largest quantity within it; the idea as a whole stays within the daily notional limit.
  */
-export async function gate(trx: Transaction<Database>, ctx: ServiceContext, accountId: string, policy: Policy, candidates: ProposedTrade[]): Promise<Gated> {
-  const now = ctx.clock.now();
-  const account = await readPaperAccount(trx, accountId, ctx.config.paperStartingCash);
-  const state = await accountState(trx, ctx.prices, accountId, account.cash, now);
+export function gate(state: AccountState, quoteOf: (symbol: string) => Quote, policy: Policy, candidates: ProposedTrade[]): Gated {
   let cash = state.cash;
   let dayNotional = state.tradedToday;
   const trades: ProposedTrade[] = [];
@@ -48,7 +40,8 @@ export async function gate(trx: Transaction<Database>, ctx: ServiceContext, acco
 
   const ordered = [...candidates.filter((t) => t.side === 'sell'), ...candidates.filter((t) => t.side === 'buy')];
   for (const candidate of ordered) {
-    const price = ctx.prices.quote(candidate.symbol, now).price;
+    const quote = quoteOf(candidate.symbol);
+    const price = quote.price;
     let trade = candidate;
     if (trade.side === 'sell') {
       const held = state.held.get(trade.symbol) ?? new D(0);
@@ -63,13 +56,13 @@ export async function gate(trx: Transaction<Database>, ctx: ServiceContext, acco
       notes.push(`Reduced ${describe(candidate)} to ${trade.quantity.toFixed()} to fit the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}.`);
     }
 
-    let failed: FailedCheck[] = trade.quantity.isZero() ? [] : await checkProposal(trx, ctx, accountId, policy, trade);
+    let failed: FailedCheck[] = trade.quantity.isZero() ? [] : policyCheck(trade, quote, policy, state);
     if (trade.side === 'buy' && failed.length > 0 && failed.every((f) => SHRINKABLE.has(f.check))) {
       const quantity = fittingQuantity(trade, price, policy, state);
       if (quantity.greaterThan(0)) {
         notes.push(`Reduced ${describe(trade)} to ${quantity.toFixed()} to fit ${failed.map((f) => f.check).join(' and ')}.`);
         trade = { ...trade, quantity };
-        failed = await checkProposal(trx, ctx, accountId, policy, trade);
+        failed = policyCheck(trade, quote, policy, state);
       }
     }
 

@@ -1,15 +1,12 @@
 import type { components } from '../../../generated/api.js';
 import type { Actor } from '../../auth/authorize.js';
-import { newId } from '../../ids.js';
 import { ProblemError } from '../../problems.js';
+import { readSnapshot, stateOf } from '../account-snapshot.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { readPaperAccount } from '../ledger.js';
-import { accountState } from '../orders/account-state.js';
-import { proposeOrders } from '../orders/propose.js';
-import { expireDue } from '../orders/views.js';
+import { startOfUtcDay } from '../ledger.js';
+import { storeIdea } from '../orders/propose.js';
 import { keysetPage, type Page } from '../pagination.js';
-import { currentPolicyOf } from '../policies.js';
 import { assertPaperMarket } from '../portfolio.js';
 import { investCash, rebalance, type Proposal } from './allocation.js';
 import { askAssistant } from './assistant.js';
@@ -36,21 +33,22 @@ export class IdeaService {
 
   /**
    * Asks the engine `mode` selects for trades, keeps those that pass the policy check and stores them as one idea
-   * of proposed orders, all in one transaction. No idea when there is nothing to do; the notes say why.
+   * of proposed orders. No idea when there is nothing to do; the notes say why. Statements: one read of the account,
+   * one write of the idea with its orders and their events.
    */
   async generate(actor: Actor<'generateIdeas'>, request: GenerateIdeasRequest): Promise<Generated> {
     assertPaperMarket(request.market);
     const { store, clock, prices, config } = this.ctx;
-    const policy = await currentPolicyOf(store.db, actor.accountId);
-    if (!policy) throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
     const assistant = config.assistant;
+    const now = clock.now();
+    const snapshot = await readSnapshot(store.db, actor.accountId, config.paperStartingCash, startOfUtcDay(now));
+    const { policy } = snapshot;
+    if (!policy) throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
     if (request.mode === 'assistant' && !assistant) {
       throw new ProblemError('assistant-not-configured', 'Mode assistant needs an LLM endpoint (ASSISTANT_BASE_URL), and none is configured.');
     }
 
-    const now = clock.now();
-    const account = await readPaperAccount(store.db, actor.accountId, config.paperStartingCash);
-    const state = await accountState(store.db, prices, actor.accountId, account.cash, now);
+    const state = stateOf(snapshot, prices, now);
     const priceOf = (symbol: string) => prices.quote(symbol, now).price;
     let proposal: Proposal | null;
     if (request.mode === 'rebalance') proposal = rebalance(state, priceOf, policy, request.market);
@@ -59,48 +57,35 @@ export class IdeaService {
     if (!proposal || proposal.trades.length === 0) {
       return { ideas: [], notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode]] };
     }
-    const { rationale, trades } = proposal;
 
-    return store.transaction(async (trx) => {
-      const gated = await gate(trx, this.ctx, actor.accountId, policy, trades);
-      if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes] };
-      // The id carries the wall-clock time of creation, so ideas list newest first even under a pinned service clock.
-      const ideaId = newId('idea');
-      const row = await trx
-        .insertInto('ideas')
-        .values({
-          id: ideaId,
-          account_id: actor.accountId,
-          mode: request.mode,
-          market: request.market,
-          rationale: [rationale, ...gated.notes].join(' '),
-          created_by_client_id: actor.clientId,
-          created_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      const orders = await proposeOrders(trx, this.ctx, { accountId: actor.accountId, clientId: actor.clientId, ideaId, trades: gated.trades });
-      return { ideas: [ideaView(row, orders)], notes: gated.notes };
+    const gated = gate(state, (symbol) => prices.quote(symbol, now), policy, proposal.trades);
+    if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes] };
+    const { row, orders } = await storeIdea(store.db, prices, now, {
+      accountId: actor.accountId,
+      clientId: actor.clientId,
+      mode: request.mode,
+      market: request.market,
+      rationale: [proposal.rationale, ...gated.notes].join(' '),
+      trades: gated.trades,
     });
+    return { ideas: [ideaView(row, orders)], notes: gated.notes };
   }
 
   /** Newest first; keyset pagination on the time-ordered id. */
   async list(actor: Actor<'listIdeas'>, filter: IdeaFilter): Promise<Page<Idea>> {
     const { db } = this.ctx.store;
-    await expireDue(db, actor.accountId, this.ctx.clock.now());
     let query = db.selectFrom('ideas').selectAll().where('account_id', '=', actor.accountId);
     if (filter.mode) query = query.where('mode', '=', filter.mode);
     if (filter.market) query = query.where('market', '=', filter.market);
     const page = await keysetPage<IdeaRow, string>(query, 'id', 'string', filter);
-    return { data: await withOrders(db, page.data), next_cursor: page.next_cursor };
+    return { data: await withOrders(db, page.data, this.ctx.clock.now()), next_cursor: page.next_cursor };
   }
 
   /** One idea of the account; another account's idea is simply not found. */
   async get(actor: Actor<'getIdea'>, id: string): Promise<Idea> {
     const { db } = this.ctx.store;
-    await expireDue(db, actor.accountId, this.ctx.clock.now());
     const row = await db.selectFrom('ideas').selectAll().where('id', '=', id).where('account_id', '=', actor.accountId).executeTakeFirst();
     if (!row) throw new NotFoundError(`There is no idea ${id}.`);
-    return (await withOrders(db, [row]))[0]!;
+    return (await withOrders(db, [row], this.ctx.clock.now()))[0]!;
   }
 }

@@ -21,7 +21,7 @@ export function ideaView(row: IdeaRow, orders: Order[]): Idea {
 }
 
 /** The ideas with their orders as they are now, in proposal order (order ids sort by proposal time and index). */
-export async function withOrders(db: Queryable, rows: IdeaRow[]): Promise<Idea[]> {
+export async function withOrders(db: Queryable, rows: IdeaRow[], now: Date): Promise<Idea[]> {
   if (rows.length === 0) return [];
   const orderRows = await db
     .selectFrom('orders')
@@ -30,7 +30,7 @@ export async function withOrders(db: Queryable, rows: IdeaRow[]): Promise<Idea[]
     .orderBy('id')
     .execute();
   const byIdea = new Map<string, Order[]>(rows.map((r) => [r.id, []]));
-  for (const order of await viewsOf(db, orderRows)) byIdea.get(order.idea_id!)!.push(order);
+  for (const order of await viewsOf(db, orderRows, now)) byIdea.get(order.idea_id!)!.push(order);
   return rows.map((row) => ideaView(row, byIdea.get(row.id)!));
 }
 

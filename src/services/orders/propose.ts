@@ -1,41 +1,48 @@
-import type { Transaction } from 'kysely';
 import type { components } from '../../../generated/api.js';
-import type { Database } from '../../../db/schema.js';
+import type { IdeasTable } from '../../../db/schema.js';
 import { newId } from '../../ids.js';
-import { policyCheck, worstCaseNotional, type FailedCheck, type ProposedTrade } from '../checks.js';
-import type { ServiceContext } from '../context.js';
-import { readPaperAccount, PAPER_CURRENCY } from '../ledger.js';
-import { accountState } from './account-state.js';
-import { viewsOf, type Order } from './views.js';
+import { worstCaseNotional, type ProposedTrade } from '../checks.js';
+import { PAPER_CURRENCY } from '../ledger.js';
+import type { PriceSource } from '../market-data.js';
+import type { Queryable } from '../store.js';
+import { orderView, type Order } from './views.js';
+import type { Insertable, Selectable } from 'kysely';
 
-type Policy = components['schemas']['Policy'];
+type IdeaMode = components['schemas']['IdeaMode'];
 
 /** How long a proposed order waits for a decision before it expires. */
 export const PROPOSAL_TTL_MS = 24 * 60 * 60 * 1000;
+const PROPOSED_REASON = 'proposed by an idea';
 
-/** The policy check a trade must pass to be proposed at all (the risk gate runs again at approval). */
-export async function checkProposal(trx: Transaction<Database>, ctx: ServiceContext, accountId: string, policy: Policy, trade: ProposedTrade): Promise<FailedCheck[]> {
-  const now = ctx.clock.now();
-  const account = await readPaperAccount(trx, accountId, ctx.config.paperStartingCash);
-  const state = await accountState(trx, ctx.prices, accountId, account.cash, now);
-  return policyCheck(trade, ctx.prices.quote(trade.symbol, now), policy, state);
+export interface NewIdea {
+  accountId: string;
+  clientId: string;
+  mode: IdeaMode;
+  market: string;
+  rationale: string;
+  trades: ProposedTrade[];
 }
 
-/** Stores trades as `proposed` orders of an idea, each with its creation event. */
-export async function proposeOrders(
-  trx: Transaction<Database>,
-  ctx: ServiceContext,
-  input: { accountId: string; clientId: string; ideaId: string; trades: ProposedTrade[] },
-): Promise<Order[]> {
-  if (input.trades.length === 0) return [];
-  const now = ctx.clock.now();
-  // Ids carry wall-clock creation time (one millisecond apart within an idea), so lists run newest first even
-  // under a pinned service clock.
+/**
+ * Stores an idea with its trades as `proposed` orders, each with its creation event, in one statement (so all of
+ * it is stored or none). Ids carry wall-clock creation time (orders one millisecond apart within an idea), so lists
+ * run newest first even under a pinned service clock.
+ */
+export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, idea: NewIdea): Promise<{ row: Selectable<IdeasTable>; orders: Order[] }> {
   const createdAt = Date.now();
-  const rows = input.trades.map((trade, index) => ({
+  const ideaRow: Insertable<IdeasTable> = {
+    id: newId('idea', createdAt),
+    account_id: idea.accountId,
+    mode: idea.mode,
+    market: idea.market,
+    rationale: idea.rationale,
+    created_by_client_id: idea.clientId,
+    created_at: now,
+  };
+  const orders = idea.trades.map((trade, index) => ({
     id: newId('ord', createdAt + index),
-    account_id: input.accountId,
-    idea_id: input.ideaId,
+    account_id: idea.accountId,
+    idea_id: ideaRow.id,
     market: trade.market,
     currency: PAPER_CURRENCY,
     symbol: trade.symbol,
@@ -43,17 +50,26 @@ export async function proposeOrders(
     quantity: trade.quantity.toFixed(),
     order_type: trade.order_type,
     limit_price: trade.limit_price?.toFixed() ?? null,
-    notional: worstCaseNotional(trade, ctx.prices.quote(trade.symbol, now).price).toFixed(),
+    notional: worstCaseNotional(trade, prices.quote(trade.symbol, now).price).toFixed(),
     status: 'proposed' as const,
     expires_at: new Date(now.getTime() + PROPOSAL_TTL_MS),
     created_at: now,
     updated_at: now,
   }));
-  const inserted = await trx.insertInto('orders').values(rows).returningAll().execute();
-  await trx
-    .insertInto('order_events')
-    .values(rows.map((r) => ({ order_id: r.id, account_id: r.account_id, from_status: null, to_status: 'proposed', at: now, client_id: input.clientId, reason: 'proposed by an idea' })))
-    .execute();
-  const byId = new Map(inserted.map((r) => [r.id, r]));
-  return viewsOf(trx, rows.map((r) => byId.get(r.id)!));
+  const events = orders.map((o) => ({ order_id: o.id, account_id: o.account_id, from_status: null, to_status: 'proposed', at: now, client_id: idea.clientId, reason: PROPOSED_REASON }));
+  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll());
+  if (orders.length > 0) {
+    query = query
+      .with('proposed', (q) => q.insertInto('orders').values(orders).returning('id'))
+      .with('logged', (q) => q.insertInto('order_events').values(events).returning('id')) as unknown as typeof query;
+  }
+  const row = await query.selectFrom('idea').selectAll().executeTakeFirstOrThrow();
+  const views = orders.map((o) =>
+    orderView(
+      { ...o, fill_price: null, filled_quantity: '0', failed_checks: null, filled_at: null },
+      [{ from: null, to: 'proposed', at: now.toISOString(), client_id: idea.clientId, reason: PROPOSED_REASON }],
+      now,
+    ),
+  );
+  return { row, orders: views };
 }

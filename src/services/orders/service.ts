@@ -2,68 +2,92 @@ import type { Transaction } from 'kysely';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import type { Actor } from '../../auth/authorize.js';
 import { ProblemError } from '../../problems.js';
-import { policyCheck, riskGate, type FailedCheck } from '../checks.js';
+import { policyCheck, riskGate, type AccountState, type FailedCheck } from '../checks.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { effectiveKillSwitch, engage } from '../kill-switch.js';
-import { applyFill, lockPaperAccount, startOfUtcDay, valueAt } from '../ledger.js';
-import { dec } from '../money.js';
+import { engage } from '../kill-switch.js';
+import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueBefore } from '../ledger.js';
+import { D, dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
-import { currentPolicyOf } from '../policies.js';
-import { accountState } from './account-state.js';
-import { invalidState, marketable, move, recentDuplicate, tradeOf } from './transitions.js';
-import { expireDue, viewsOf, type Order, type OrderFilter } from './views.js';
+import { invalidState, marketable, record, tradeOf, type Step, type Trigger } from './transitions.js';
+import { lockForApproval, lockOrder } from './trigger-state.js';
+import { EXPIRY_REASON, eventView, isDue, orderView, viewsOf, type Order, type OrderFilter } from './views.js';
 
 /** A transition's transaction either yields the order or a problem to raise after the commit (state it wrote stays). */
 type Outcome = { order: Order } | { problem: ProblemError };
+
+type OrderEvent = Order['events'][number];
+
+const eventsOf = (row: OrderRow, steps: Step[]): OrderEvent[] => {
+  let from: string = row.status;
+  return steps.map((step) => {
+    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason });
+    from = step.to;
+    return event;
+  });
+};
 
 /** Orders of the account: reads, and the approve, reject and cancel triggers of the state machine. */
 export class OrderService {
   constructor(private readonly ctx: ServiceContext) {}
 
-  /** Newest first; keyset pagination on the time-ordered id, so a page costs the same at any depth. */
+  /** Newest first; keyset pagination on the time-ordered id. Expiry is derived, so the filter on status is too. */
   async list(actor: Actor<'listOrders'>, filter: OrderFilter): Promise<Page<Order>> {
     const { db } = this.ctx.store;
-    await expireDue(db, actor.accountId, this.ctx.clock.now());
+    const now = this.ctx.clock.now();
     let query = db.selectFrom('orders').selectAll().where('account_id', '=', actor.accountId);
-    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.status === 'proposed') query = query.where('status', '=', 'proposed').where('expires_at', '>', now);
+    else if (filter.status === 'expired') query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'proposed'), eb('expires_at', '<=', now)])]));
+    else if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.symbol) query = query.where('symbol', '=', filter.symbol);
     if (filter.idea_id) query = query.where('idea_id', '=', filter.idea_id);
     const page = await keysetPage<OrderRow, string>(query, 'id', 'string', filter);
-    return { data: await viewsOf(db, page.data), next_cursor: page.next_cursor };
+    return { data: await viewsOf(db, page.data, now), next_cursor: page.next_cursor };
   }
 
   async get(actor: Actor<'getOrder'>, id: string): Promise<Order> {
     const { db } = this.ctx.store;
-    await expireDue(db, actor.accountId, this.ctx.clock.now());
     const row = await db.selectFrom('orders').selectAll().where('id', '=', id).where('account_id', '=', actor.accountId).executeTakeFirst();
     if (!row) throw new NotFoundError(`There is no order ${id}.`);
-    return (await viewsOf(db, [row]))[0]!;
+    return (await viewsOf(db, [row], this.ctx.clock.now()))[0]!;
   }
 
   /**
    * proposed → submitted → filled when the kill switch is off and the policy check and risk gate pass against a
    * fresh price; → blocked (422 listing every failed check) otherwise. The account's paper account is locked first,
    * so approvals on one account run one at a time and can never overdraw cash or exceed a daily limit together.
+   * Statements: the paper-account lock, one read of the order and the account state, one write (and the
+   * kill-switch engagement on the rare day the loss limit is reached).
    */
   approve(actor: Actor<'approveOrder'>, orderId: string): Promise<Order> {
     const { prices, config } = this.ctx;
-    const startingCash = config.paperStartingCash;
     return this.settle(async (trx, now) => {
-      const account = await lockPaperAccount(trx, actor.accountId, startingCash);
-      let row = await this.lockOrder(trx, actor.accountId, orderId, now);
+      const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
+      const dayStart = startOfUtcDay(now);
+      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now);
+      if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
+      const expired = await this.expireIfDue(trx, state, now, 'approve');
+      if (expired) return expired;
+      const { row, policy, positions } = state;
       if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
 
-      const policy = await currentPolicyOf(trx, actor.accountId);
-      const state = await accountState(trx, prices, actor.accountId, account.cash, now);
-      if (policy) {
-        const start = await valueAt(trx, prices, actor.accountId, startingCash, startOfUtcDay(now));
-        const loss = start.total.minus(state.totalValue);
+      const valuation = value(prices, account.cash, positions, now);
+      const accountState: AccountState = {
+        cash: account.cash,
+        held: new Map(positions.map((p) => [p.symbol, p.quantity])),
+        totalValue: valuation.total,
+        tradedToday: state.fillsToday.reduce((sum, f) => sum.plus(f.notional), new D(0)),
+      };
+      let killSwitch = state.killSwitch;
+      if (policy && !(killSwitch.engaged && killSwitch.level === 'account')) {
+        const start = valueBefore(prices, account.cash, positions, state.fillsToday, dayStart);
+        const loss = start.total.minus(valuation.total);
         if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
-          await engage(trx, actor.accountId, 'system', `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`, now);
+          const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;
+          await engage(trx, actor.accountId, 'system', reason, now);
+          if (!killSwitch.engaged) killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
         }
       }
-      const killSwitch = await effectiveKillSwitch(trx, actor.accountId);
       if (killSwitch.engaged) {
         return {
           problem: new ProblemError('kill-switch-engaged', `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`, {
@@ -75,60 +99,79 @@ export class OrderService {
       const trade = tradeOf(row);
       const quote = prices.quote(row.symbol, now);
       const failed: FailedCheck[] = policy
-        ? policyCheck(trade, quote, policy, state)
+        ? policyCheck(trade, quote, policy, accountState)
         : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
-      failed.push(...riskGate(trade, quote, state, now, await recentDuplicate(trx, row, now)));
+      failed.push(...riskGate(trade, quote, accountState, now, state.duplicate));
       if (failed.length > 0) {
-        const blocked = await move(trx, row, 'blocked', now, actor.clientId, failed.map((f) => f.check).join(', '), { failed_checks: failed });
-        const [view] = await viewsOf(trx, [blocked]);
+        const steps: Step[] = [{ to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed }];
+        const blocked = await record(trx, row, steps);
         return {
           problem: new ProblemError('checks-failed', `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`, {
             failed_checks: failed,
-            order: view,
+            order: orderView(blocked, [...state.events, ...eventsOf(row, steps)], now),
           }),
         };
       }
 
-      row = await move(trx, row, 'submitted', now, actor.clientId, 'approved');
-      if (marketable(row, quote.price)) {
-        await applyFill(trx, row, quote.price, now);
-        row = await move(trx, row, 'filled', now, null, `filled by the paper broker at ${quote.price.toFixed(2)}`, {
-          fill_price: quote.price.toFixed(),
-          filled_quantity: row.quantity,
-          filled_at: now,
-        });
+      const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
+      if (!marketable(row, quote.price)) {
+        const resting = await record(trx, row, [submitted]);
+        return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted])], now) };
       }
-      return { order: (await viewsOf(trx, [row]))[0]! };
+      const steps: Step[] = [submitted, { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` }];
+      const quantity = dec(row.quantity);
+      const filled = await record(
+        trx,
+        row,
+        steps,
+        { fill_price: quote.price.toFixed(), filled_quantity: row.quantity, filled_at: now },
+        {
+          price: quote.price,
+          notional: roundMoney(quantity.times(quote.price)),
+          position: positionAfterFill(
+            positions.find((p) => p.symbol === row.symbol),
+            row.side,
+            quantity,
+            quote.price,
+          ),
+        },
+      );
+      return { order: orderView(filled, [...state.events, ...eventsOf(row, steps)], now) };
     });
   }
 
   reject(actor: Actor<'rejectOrder'>, orderId: string, reason: string | undefined): Promise<Order> {
-    return this.settle(async (trx, now) => {
-      const row = await this.lockOrder(trx, actor.accountId, orderId, now);
-      if (row.status !== 'proposed') return { problem: invalidState(row, 'reject') };
-      return { order: (await viewsOf(trx, [await move(trx, row, 'rejected', now, actor.clientId, reason ?? null)]))[0]! };
-    });
+    return this.decide(actor, orderId, 'reject', ['proposed'], 'rejected', reason);
   }
 
   /** proposed or submitted-but-unfilled → cancelled; for a submitted order this is the paper broker's cancel. */
   cancel(actor: Actor<'cancelOrder'>, orderId: string, reason: string | undefined): Promise<Order> {
+    return this.decide(actor, orderId, 'cancel', ['proposed', 'submitted'], 'cancelled', reason);
+  }
+
+  /** A trigger that needs no account state: lock the order, check its state, record the step. */
+  private decide(actor: Actor<'rejectOrder' | 'cancelOrder'>, orderId: string, trigger: Trigger, from: OrderRow['status'][], to: OrderRow['status'], reason: string | undefined): Promise<Order> {
     return this.settle(async (trx, now) => {
-      const row = await this.lockOrder(trx, actor.accountId, orderId, now);
-      if (row.status !== 'proposed' && row.status !== 'submitted') return { problem: invalidState(row, 'cancel') };
-      return { order: (await viewsOf(trx, [await move(trx, row, 'cancelled', now, actor.clientId, reason ?? null)]))[0]! };
+      const state = await lockOrder(trx, actor.accountId, orderId);
+      if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
+      const expired = await this.expireIfDue(trx, state, now, trigger);
+      if (expired) return expired;
+      if (!from.includes(state.row.status)) return { problem: invalidState(state.row, trigger) };
+      const steps: Step[] = [{ to, at: now, clientId: actor.clientId, reason: reason ?? null }];
+      return { order: orderView(await record(trx, state.row, steps), [...state.events, ...eventsOf(state.row, steps)], now) };
     });
+  }
+
+  /** A trigger touching a proposed order past its time records the expiry (dated when it expired) and is refused. */
+  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
+    if (!isDue(state.row, now)) return undefined;
+    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }]);
+    return { problem: invalidState(expired, trigger) };
   }
 
   private async settle(work: (trx: Transaction<Database>, now: Date) => Promise<Outcome>): Promise<Order> {
     const outcome = await this.ctx.store.transaction((trx) => work(trx, this.ctx.clock.now()));
     if ('problem' in outcome) throw outcome.problem;
     return outcome.order;
-  }
-
-  private async lockOrder(trx: Transaction<Database>, accountId: string, orderId: string, now: Date): Promise<OrderRow> {
-    await expireDue(trx, accountId, now);
-    const row = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).where('account_id', '=', accountId).forUpdate().executeTakeFirst();
-    if (!row) throw new NotFoundError(`There is no order ${orderId}.`);
-    return row;
   }
 }

@@ -1,7 +1,7 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import { ProblemError } from '../../problems.js';
-import { RISK_LIMITS, type FailedCheck, type ProposedTrade } from '../checks.js';
+import type { FailedCheck, ProposedTrade } from '../checks.js';
 import { dec, type Dec } from '../money.js';
 import { ALLOWED_TRIGGERS } from './views.js';
 
@@ -16,37 +16,94 @@ export function invalidState(row: OrderRow, trigger: Trigger): ProblemError {
   );
 }
 
-/** Writes a transition and its event together. */
-export async function move(
-  trx: Transaction<Database>,
-  row: OrderRow,
-  to: OrderRow['status'],
-  at: Date,
-  clientId: string | null,
-  reason: string | null,
-  extra: Partial<Pick<OrderRow, 'fill_price' | 'filled_quantity' | 'filled_at'>> & { failed_checks?: FailedCheck[] } = {},
-): Promise<OrderRow> {
-  const { failed_checks, ...fields } = extra;
-  const updated = await trx
-    .updateTable('orders')
-    .set({ ...fields, status: to, updated_at: at, ...(failed_checks ? { failed_checks: JSON.stringify(failed_checks) } : {}) })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('order_events')
-    .values({
+/** One step of the state machine: the state it reaches and the event that records it. */
+export interface Step {
+  to: OrderRow['status'];
+  at: Date;
+  clientId: string | null;
+  reason: string | null;
+  failedChecks?: FailedCheck[];
+}
+
+type Fields = Partial<Pick<OrderRow, 'fill_price' | 'filled_quantity' | 'filled_at'>>;
+
+/** What a fill changes besides the order: cash, the position and the fill record. */
+export interface FillWrite {
+  price: Dec;
+  notional: Dec;
+  position: { quantity: Dec; average_cost: Dec };
+}
+
+/**
+ * Writes the order's steps in one statement: the order's new state (the last step's), one event per step and,
+ * for a fill, cash, the position and the fill record — all of it or nothing, in the caller's transaction.
+ */
+export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
+  const last = steps[steps.length - 1]!;
+  const failed = steps.find((step) => step.failedChecks)?.failedChecks;
+  let from: string = row.status;
+  const events = steps.map((step) => {
+    const event = {
       order_id: row.id,
       account_id: row.account_id,
-      from_status: row.status,
-      to_status: to,
-      at,
-      client_id: clientId,
-      reason,
-      failed_checks: failed_checks ? JSON.stringify(failed_checks) : null,
-    })
-    .execute();
-  return updated;
+      from_status: from,
+      to_status: step.to,
+      at: step.at,
+      client_id: step.clientId,
+      reason: step.reason,
+      failed_checks: step.failedChecks ? JSON.stringify(step.failedChecks) : null,
+    };
+    from = step.to;
+    return event;
+  });
+  let query = trx
+    .with('moved', (db) =>
+      db
+        .updateTable('orders')
+        .set({ ...fields, status: last.to, updated_at: last.at, ...(failed ? { failed_checks: JSON.stringify(failed) } : {}) })
+        .where('id', '=', row.id)
+        .returningAll(),
+    )
+    .with('logged', (db) => db.insertInto('order_events').values(events).returning('id'));
+  if (fill) {
+    const quantity = dec(row.quantity);
+    const cashDelta = row.side === 'buy' ? fill.notional.negated() : fill.notional;
+    const position = fill.position.quantity.isZero()
+      ? query.with('held', (db) => db.deleteFrom('positions').where('account_id', '=', row.account_id).where('symbol', '=', row.symbol).returning('symbol'))
+      : query.with('held', (db) =>
+          db
+            .insertInto('positions')
+            .values({ account_id: row.account_id, symbol: row.symbol, quantity: fill.position.quantity.toFixed(), average_cost: fill.position.average_cost.toFixed(), updated_at: last.at })
+            .onConflict((c) =>
+              c.columns(['account_id', 'symbol']).doUpdateSet({ quantity: fill.position.quantity.toFixed(), average_cost: fill.position.average_cost.toFixed(), updated_at: last.at }),
+            )
+            .returning('symbol'),
+        );
+    query = position
+      .with('paid', (db) =>
+        db
+          .updateTable('paper_accounts')
+          .set({ cash: sql`cash + ${cashDelta.toFixed()}::numeric`, updated_at: last.at })
+          .where('account_id', '=', row.account_id)
+          .returning('account_id'),
+      )
+      .with('filled', (db) =>
+        db
+          .insertInto('fills')
+          .values({
+            order_id: row.id,
+            account_id: row.account_id,
+            symbol: row.symbol,
+            side: row.side,
+            quantity: quantity.toFixed(),
+            price: fill.price.toFixed(),
+            notional: fill.notional.toFixed(),
+            at: last.at,
+          })
+          .returning('id'),
+      ) as unknown as typeof query;
+  }
+  return (await query.selectFrom('moved').selectAll().executeTakeFirstOrThrow()) as OrderRow;
 }
 
 export function tradeOf(row: OrderRow): ProposedTrade {
@@ -63,21 +120,4 @@ export function tradeOf(row: OrderRow): ProposedTrade {
 export function marketable(row: OrderRow, price: Dec): boolean {
   if (row.order_type === 'market' || row.limit_price === null) return true;
   return row.side === 'buy' ? price.lessThanOrEqualTo(row.limit_price) : price.greaterThanOrEqualTo(row.limit_price);
-}
-
-/** The same symbol, side and quantity submitted within the risk gate's duplicate window. */
-export async function recentDuplicate(trx: Transaction<Database>, row: OrderRow, now: Date): Promise<boolean> {
-  const found = await trx
-    .selectFrom('order_events')
-    .innerJoin('orders', 'orders.id', 'order_events.order_id')
-    .select('orders.id')
-    .where('order_events.account_id', '=', row.account_id)
-    .where('order_events.to_status', '=', 'submitted')
-    .where('order_events.at', '>', new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs))
-    .where('orders.symbol', '=', row.symbol)
-    .where('orders.side', '=', row.side)
-    .where('orders.quantity', '=', row.quantity)
-    .where('orders.id', '!=', row.id)
-    .executeTakeFirst();
-  return Boolean(found);
 }

@@ -20,7 +20,22 @@ export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
-export function orderView(row: OrderRow, events: OrderEvent[]): Order {
+export const EXPIRY_REASON = 'expired before a decision';
+
+/** Whether a proposed order's time has passed: it is expired from `expires_at` on, whether or not a write recorded it yet. */
+export function isDue(row: Pick<OrderRow, 'status' | 'expires_at'>, now: Date): boolean {
+  return row.status === 'proposed' && new Date(row.expires_at) <= now;
+}
+
+/**
+ * The order as the contract shows it at `now`. Expiry is derived on read: a proposed order past `expires_at` is
+ * reported `expired`, with the event its expiry records once a write touches it (a trigger or a report).
+ */
+export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order {
+  if (isDue(row, now)) {
+    const at = iso(row.expires_at)!;
+    return orderView({ ...row, status: 'expired', updated_at: row.expires_at }, [...events, { from: 'proposed', to: 'expired', at, client_id: null, reason: EXPIRY_REASON }], now);
+  }
   return {
     id: row.id,
     idea_id: row.idea_id,
@@ -43,34 +58,38 @@ export function orderView(row: OrderRow, events: OrderEvent[]): Order {
   };
 }
 
+export interface EventRow {
+  from_status: string | null;
+  to_status: string;
+  at: Date | string;
+  client_id: string | null;
+  reason: string | null;
+}
+
+export function eventView(row: EventRow): OrderEvent {
+  return { from: row.from_status as OrderStatus | null, to: row.to_status as OrderStatus, at: iso(row.at)!, client_id: row.client_id, reason: row.reason };
+}
+
 /** Events of many orders in one query, in the order they happened. */
 export async function eventsOf(db: Queryable, orderIds: string[]): Promise<Map<string, OrderEvent[]>> {
   const byOrder = new Map<string, OrderEvent[]>(orderIds.map((id) => [id, []]));
   if (orderIds.length === 0) return byOrder;
   const rows = await db.selectFrom('order_events').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
-  for (const row of rows) {
-    byOrder.get(row.order_id)!.push({
-      from: row.from_status as OrderStatus | null,
-      to: row.to_status as OrderStatus,
-      at: iso(row.at)!,
-      client_id: row.client_id,
-      reason: row.reason,
-    });
-  }
+  for (const row of rows) byOrder.get(row.order_id)!.push(eventView(row));
   return byOrder;
 }
 
-export async function viewsOf(db: Queryable, rows: OrderRow[]): Promise<Order[]> {
+export async function viewsOf(db: Queryable, rows: OrderRow[], now: Date): Promise<Order[]> {
   const events = await eventsOf(
     db,
     rows.map((r) => r.id),
   );
-  return rows.map((row) => orderView(row, events.get(row.id) ?? []));
+  return rows.map((row) => orderView(row, events.get(row.id) ?? [], now));
 }
 
 /**
- * Proposed orders whose time has passed become `expired`, lazily: before any read or trigger touches the
- * account's orders, so no background job is needed and every instance agrees.
+ * Records the expiry of the account's proposed orders whose time has passed (dated when they expired), for work
+ * that reads stored events, such as a daily report. Reads derive expiry instead (`orderView`).
  */
 export async function expireDue(db: Queryable, accountId: string, now: Date): Promise<void> {
   const expired = await db
@@ -84,7 +103,7 @@ export async function expireDue(db: Queryable, accountId: string, now: Date): Pr
   if (expired.length === 0) return;
   await db
     .insertInto('order_events')
-    .values(expired.map((o) => ({ order_id: o.id, account_id: accountId, from_status: 'proposed', to_status: 'expired', at: o.expires_at, client_id: null, reason: 'expired before a decision' })))
+    .values(expired.map((o) => ({ order_id: o.id, account_id: accountId, from_status: 'proposed', to_status: 'expired', at: o.expires_at, client_id: null, reason: EXPIRY_REASON })))
     .execute();
 }
 

@@ -1,0 +1,110 @@
+import { sql, type Transaction } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import type { components } from '../../../generated/api.js';
+import type { Database, Order as OrderRow, PolicyRow } from '../../../db/schema.js';
+import { RISK_LIMITS } from '../checks.js';
+import { GLOBAL_SCOPE, killSwitchView } from '../kill-switch.js';
+import type { FillRecord, Position } from '../ledger.js';
+import { dec } from '../money.js';
+import { policyView, type Policy } from '../policies.js';
+import { eventView, type EventRow } from './views.js';
+
+type KillSwitch = components['schemas']['KillSwitch'];
+type OrderEvent = components['schemas']['OrderEvent'];
+
+/** Everything a trigger decides on, read under the order's row lock in one statement. */
+export interface TriggerState {
+  row: OrderRow;
+  events: OrderEvent[];
+  policy: Policy | null;
+  positions: Position[];
+  /** Today's fills (UTC), for the notional traded today and the start-of-day value. */
+  fillsToday: FillRecord[];
+  killSwitch: KillSwitch;
+  /** The same symbol, side and quantity was submitted within the risk gate's duplicate window. */
+  duplicate: boolean;
+}
+
+/** The order (locked) with its events, in one statement; undefined when it is not the account's. */
+export async function lockOrder(trx: Transaction<Database>, accountId: string, orderId: string): Promise<{ row: OrderRow; events: OrderEvent[] } | undefined> {
+  const found = await trx
+    .selectFrom('orders as o')
+    .selectAll('o')
+    .select((eb) => jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason']).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
+    .where('o.id', '=', orderId)
+    .where('o.account_id', '=', accountId)
+    .forUpdate('o')
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { events, ...row } = found;
+  return { row: row as OrderRow, events: (events as EventRow[]).map(eventView) };
+}
+
+/**
+ * Locks the order and reads, in the same statement, its events and the account state the checks need: the policy
+ * in force, positions, today's fills, the kill switch in force and the duplicate-order check. Undefined when the
+ * order is not the account's. (Cash comes from the paper-account lock the caller already holds.)
+ */
+export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
+  const found = await trx
+    .selectFrom('orders as o')
+    .selectAll('o')
+    .select((eb) => [
+      jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason']).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'),
+      jsonObjectFrom(eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'o.account_id').orderBy('p.version', 'desc').limit(1)).as('policy'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('positions as s')
+          .select(['s.symbol', sql<string>`s.quantity::text`.as('quantity'), sql<string>`s.average_cost::text`.as('average_cost'), 's.updated_at'])
+          .whereRef('s.account_id', '=', 'o.account_id')
+          .orderBy('s.symbol'),
+      ).as('positions'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('fills as f')
+          .select(['f.symbol', 'f.side', sql<string>`f.quantity::text`.as('quantity'), sql<string>`f.notional::text`.as('notional'), 'f.at'])
+          .whereRef('f.account_id', '=', 'o.account_id')
+          .where('f.at', '>=', dayStart)
+          .orderBy('f.id'),
+      ).as('fills_today'),
+      jsonObjectFrom(
+        eb
+          .selectFrom('kill_switches as k')
+          .selectAll('k')
+          .where((w) => w.or([w('k.scope', '=', GLOBAL_SCOPE), w('k.scope', '=', w.ref('o.account_id'))]))
+          .where('k.engaged', '=', true)
+          .orderBy(sql`k.scope = ${GLOBAL_SCOPE}`, 'desc')
+          .limit(1),
+      ).as('kill_switch'),
+      eb
+        .exists(
+          eb
+            .selectFrom('order_events as d')
+            .innerJoin('orders as twin', 'twin.id', 'd.order_id')
+            .select('d.id')
+            .whereRef('d.account_id', '=', 'o.account_id')
+            .where('d.to_status', '=', 'submitted')
+            .where('d.at', '>', new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs))
+            .whereRef('twin.symbol', '=', 'o.symbol')
+            .whereRef('twin.side', '=', 'o.side')
+            .whereRef('twin.quantity', '=', 'o.quantity')
+            .whereRef('twin.id', '!=', 'o.id'),
+        )
+        .as('duplicate'),
+    ])
+    .where('o.id', '=', orderId)
+    .where('o.account_id', '=', accountId)
+    .forUpdate('o')
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { events, policy, positions, fills_today, kill_switch, duplicate, ...row } = found;
+  return {
+    row: row as OrderRow,
+    events: (events as EventRow[]).map(eventView),
+    policy: policy ? policyView(policy as unknown as PolicyRow) : null,
+    positions: positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
+    fillsToday: fills_today as FillRecord[],
+    killSwitch: killSwitchView(kill_switch as never),
+    duplicate: Boolean(duplicate),
+  };
+}
