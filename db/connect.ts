@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type KyselyConfig, type Transaction } from 'kysely';
 import pg from 'pg';
+import { guardedPool } from './guarded-pool.js';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -68,6 +69,20 @@ export interface OpenOptions {
   poolSize?: number;
   /** Sees the SQL of every statement run (BEGIN and COMMIT included): tests count statements with it. */
   onQuery?: (sql: string) => void;
+  /** PostgreSQL only; absent = wait for ever (scripts and tests that load large data sets). */
+  timeouts?: DatabaseTimeouts;
+}
+
+/** How long PostgreSQL may take before a request gives up on it (see the README's configuration). */
+export interface DatabaseTimeouts {
+  /** To open a connection or wait for a free one in the pool. */
+  connectMs: number;
+  /** For an answer to one query, measured here: the only one that fires when the server is frozen. */
+  queryMs: number;
+  /** Server side: a statement running longer is cancelled by PostgreSQL. */
+  statementMs: number;
+  /** Server side: a session idle inside a transaction longer than this is ended (its locks released). */
+  idleInTransactionMs: number;
 }
 
 function logger(onQuery: ((sql: string) => void) | undefined): KyselyConfig['log'] {
@@ -76,13 +91,22 @@ function logger(onQuery: ((sql: string) => void) | undefined): KyselyConfig['log
 
 export async function openDatabase(options: OpenOptions): Promise<Db> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
+    const { timeouts } = options;
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      ...(timeouts
+        ? { connectionTimeoutMillis: timeouts.connectMs, statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
+        : {}),
+    });
     // A client that loses its connection emits 'error'; unheard, that would crash the process. The query in flight
     // fails on its own (and becomes a 503), the pool replaces the client, and the next query finds out if it lasts.
     const ignore = () => {};
     pool.on('error', ignore);
     pool.on('connect', (client) => client.on('error', ignore));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: logger(options.onQuery) });
+    const dialect = new PostgresDialect({ pool: timeouts ? guardedPool(pool, timeouts.queryMs) : pool });
+    const kysely = new Kysely<Database>({ dialect, log: logger(options.onQuery) });
     return { kysely, kind: 'postgres', close: () => kysely.destroy() };
   }
   const dataDir = options.dataDir ?? 'memory://';
@@ -113,6 +137,15 @@ export async function migrateToLatest(kysely: Kysely<Database>): Promise<void> {
   }
 }
 
-export async function ping(kysely: Kysely<Database> | Transaction<Database>): Promise<void> {
-  await sql`select 1`.execute(kysely);
+/** Asks the database for `select 1`, giving up after `timeoutMs` (the query itself may go on until its own timeout). */
+export async function ping(kysely: Kysely<Database> | Transaction<Database>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([sql`select 1`.execute(kysely), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

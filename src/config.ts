@@ -17,11 +17,20 @@ export interface AssistantConfig {
   timeoutMs: number;
 }
 
+export interface DatabaseTimeoutsConfig {
+  connectMs: number;
+  queryMs: number;
+  statementMs: number;
+  idleInTransactionMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
   baseUrl: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL only: how long a request waits for the database before it answers 503. */
+  databaseTimeouts: DatabaseTimeoutsConfig;
   dataDir: string;
   redisUrl: string | undefined;
   dashboardPort: number;
@@ -98,6 +107,12 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     baseUrl,
     databaseUrl,
+    databaseTimeouts: {
+      connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 600_000),
+      queryMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 4000, 100, 600_000),
+      statementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 3000, 100, 600_000),
+      idleInTransactionMs: integer(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 100, 600_000),
+    },
     dataDir: resolve(env.DATA_DIR || '.data'),
     redisUrl: url(env, 'REDIS_URL'),
     dashboardPort: integer(env, 'DASHBOARD_PORT', 3001, 0, 65535),

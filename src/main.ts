@@ -20,7 +20,7 @@ function configOrExit(): Config {
 async function main(): Promise<void> {
   const config = configOrExit();
   const logger = pino({ level: config.logLevel });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts });
   await migrateToLatest(db.kysely);
   const seed = process.argv.includes('--demo') ? (services: Services) => seedDemo(services, config.baseUrl) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });

@@ -43,7 +43,9 @@ export class UnsupportedMarketError extends ProblemError {
   }
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+// Connection failures, our query timeout, and PostgreSQL's: admin shutdown, crash, cannot connect now, too many
+// connections, statement timeout (57014).
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'QUERY_TIMEOUT', '57P01', '57P02', '57P03', '53300', '57014']);
 
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

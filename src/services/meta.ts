@@ -4,6 +4,9 @@ import { publishDocument, type PublishedDocument } from '../document.js';
 import { lifecycle } from '../lifecycle.js';
 import type { ServiceContext } from './context.js';
 
+/** How long readiness waits for the database: a load balancer's probe must not hang with it. */
+const READINESS_DATABASE_TIMEOUT_MS = 1000;
+
 export interface Readiness {
   ready: boolean;
   checks: { database: 'ok' | 'fail'; requests: 'ok' | 'draining' };
@@ -27,7 +30,7 @@ export class MetaService {
   async readiness(): Promise<Readiness> {
     let database: 'ok' | 'fail' = 'ok';
     try {
-      await ping(this.ctx.store.db);
+      await ping(this.ctx.store.db, READINESS_DATABASE_TIMEOUT_MS);
     } catch {
       database = 'fail';
     }
