@@ -101,6 +101,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (signingKeyPem && !signingKeyPem.includes('-----BEGIN PRIVATE KEY-----')) {
     throw new ConfigError('SIGNING_KEY_PEM', 'must be a PKCS#8 PEM private key (Ed25519 or P-256)');
   }
+  const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
+  if (webConcurrency > 1 && !databaseUrl) {
+    throw new ConfigError('WEB_CONCURRENCY', `the embedded database serves one process; set DATABASE_URL to a PostgreSQL server to run ${webConcurrency} workers`);
+  }
   const assistantBaseUrl = url(env, 'ASSISTANT_BASE_URL');
   return {
     port,
@@ -119,7 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
-    webConcurrency: integer(env, 'WEB_CONCURRENCY', 1, 1, 64),
+    webConcurrency,
     trustProxy,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),

@@ -1,9 +1,10 @@
-import { pino } from 'pino';
-import { migrateToLatest, openDatabase } from '../db/connect.js';
+import cluster from 'node:cluster';
+import { pino, type Logger } from 'pino';
+import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { seedDemo } from './demo.js';
 import { startServer } from './server.js';
-import type { Services } from './services/index.js';
+import { createServices } from './services/index.js';
 
 function configOrExit(): Config {
   try {
@@ -17,27 +18,86 @@ function configOrExit(): Config {
   }
 }
 
-async function main(): Promise<void> {
-  const config = configOrExit();
-  const logger = pino({ level: config.logLevel });
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts });
-  await migrateToLatest(db.kysely);
-  const seed = process.argv.includes('--demo') ? (services: Services) => seedDemo(services, config.baseUrl) : undefined;
-  const running = await startServer(config, db, logger, { beforeListen: seed });
-  logger.info({ port: running.port, baseUrl: config.baseUrl, database: db.kind }, 'serving');
+const demo = process.argv.includes('--demo');
+const open = (config: Config) => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts });
 
+function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void stop(signal);
+    });
+  }
+}
+
+/** One process serving the API: migrations, the demo seed when asked, then requests until a signal drains it. */
+async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): Promise<void> {
+  if (prepare) await migrateToLatest(db.kysely);
+  const running = await startServer(config, db, logger, { beforeListen: prepare && demo ? (services) => seedDemo(services, config.baseUrl) : undefined });
+  logger.info({ port: running.port, baseUrl: config.baseUrl, database: db.kind }, prepare ? 'serving' : 'worker serving');
+  onSignals(async (signal) => {
     logger.info({ signal }, 'draining in-flight requests');
-    await running.drain();
+    const { forced } = await running.drain();
+    if (forced) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timeout reached; open connections were closed');
     await db.close();
     logger.info('stopped');
     process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  });
+}
+
+/**
+ * WEB_CONCURRENCY > 1: this primary migrates and seeds once, then runs that many workers behind one port
+ * (node:cluster), replaces a worker that dies, and passes SIGTERM/SIGINT on to every worker before it exits.
+ */
+async function supervise(config: Config, logger: Logger): Promise<void> {
+  const db = await open(config);
+  await migrateToLatest(db.kysely);
+  if (demo) await seedDemo(await createServices(config, db), config.baseUrl);
+  await db.close();
+
+  let stopping = false;
+  let listening = 0;
+  const fork = () => cluster.fork().once('listening', () => ++listening === config.webConcurrency && logger.info({ port: config.port, workers: config.webConcurrency, baseUrl: config.baseUrl }, 'serving'));
+  const deaths: number[] = [];
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    const now = Date.now();
+    deaths.push(now);
+    while (deaths[0]! < now - 60_000) deaths.shift();
+    if (deaths.length > 2 * config.webConcurrency + 3) {
+      logger.fatal({ deaths: deaths.length }, 'workers keep dying; giving up');
+      process.exit(1);
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting a replacement');
+    setTimeout(fork, 200);
+  });
+  for (let i = 0; i < config.webConcurrency; i++) fork();
+  onSignals(async (signal) => {
+    stopping = true;
+    logger.info({ signal }, 'draining every worker');
+    const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill(signal);
+          }),
+      ),
+    );
+    logger.info('stopped');
+    process.exit(0);
+  });
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = pino({ level: config.logLevel });
+  if (config.webConcurrency > 1 && cluster.isPrimary) return supervise(config, logger);
+  return serve(config, logger, await open(config), cluster.isPrimary);
 }
 
 main().catch((error: unknown) => {

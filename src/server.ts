@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
@@ -12,8 +12,12 @@ export interface RunningServer {
   server: Server;
   services: Services;
   port: number;
-  /** Stops accepting, drains in-flight requests (forcing them closed after the shutdown timeout). */
-  drain(): Promise<void>;
+  /**
+   * Stops accepting and drains: readiness turns 503 at once, every response from now on (and those of requests
+   * already in flight) carries `Connection: close`, idle keep-alive connections are closed, and it resolves as soon
+   * as the in-flight requests have finished — `forced` when the shutdown timeout had to cut connections instead.
+   */
+  drain(): Promise<{ forced: boolean }>;
 }
 
 export interface StartOptions {
@@ -29,19 +33,33 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const app = await createApp(config, services, document, logger);
   const server = app.listen(config.port, config.host);
   server.requestTimeout = config.requestTimeoutMs;
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  // Ahead of express: every response knows whether the server is draining, whatever handles it.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (draining) res.setHeader('Connection', 'close');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   lifecycle.ready = true;
   const drain = () =>
-    new Promise<void>((resolve) => {
+    new Promise<{ forced: boolean }>((resolve) => {
       lifecycle.ready = false;
-      const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      draining = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      let forced = false;
+      const force = setTimeout(() => {
+        forced = true;
+        server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
       force.unref();
       server.close(() => {
         clearTimeout(force);
-        resolve();
+        resolve({ forced });
       });
       server.closeIdleConnections();
     });
