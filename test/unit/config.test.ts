@@ -19,6 +19,8 @@ describe('configuration from the environment', () => {
     ['PAPER_STARTING_CASH', '-5', /amount/],
     ['BCRYPT_COST', '3', /between 4 and 15/],
     ['TRUST_PROXY', 'true', /hop count/],
+    ['WEB_CONCURRENCY', '2', /embedded database serves one process; set DATABASE_URL/],
+    ['DATABASE_QUERY_TIMEOUT_MS', '0', /between 100 and/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -34,6 +36,11 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).to.equal('loopback, 10.0.0.0/8');
     expect(loadConfig({}).trustProxy).to.equal(false);
+  });
+
+  it('runs several workers only on PostgreSQL, and has database timeouts that fire by default', () => {
+    expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).webConcurrency).to.equal(2);
+    expect(loadConfig({}).databaseTimeouts).to.deep.equal({ connectMs: 2000, queryMs: 4000, statementMs: 3000, idleInTransactionMs: 10_000 });
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
