@@ -1333,7 +1333,12 @@ export interface components {
         };
         /**
          * @description Risk limits checked for every order (policy check). Amounts are in the currency of the order's
-         *     market, with its minor-unit precision.
+         *     market, with its minor-unit precision: at most 2 decimals for USD (a sub-cent amount is a 400
+         *     `validation-error` naming the field). What may be traded (`allowed_markets`, `allowed_symbols`,
+         *     `blocked_symbols`) restricts buying and selling short only: a sell that reduces or closes a
+         *     position always passes those rules, so a holding the policy no longer allows can still be sold
+         *     (`rebalance` proposes exactly that). The notional limits apply to every order; ideas split an order
+         *     into several within `max_order_notional` and cut what exceeds `max_daily_notional`.
          */
         PolicyLimits: {
             /**
@@ -1356,11 +1361,11 @@ export interface components {
              * @example 2000
              */
             max_daily_loss: number;
-            /** @description Markets orders may trade in (markets the paper broker trades; today `US`). */
+            /** @description Markets orders may buy in (markets the paper broker trades; today `US`). */
             allowed_markets: components["schemas"]["MarketCode"][];
-            /** @description Symbols orders may trade. Absent = any listed symbol of the allowed markets. */
+            /** @description Symbols orders may buy. Absent = any listed symbol of the allowed markets. Holdings outside it can be sold. */
             allowed_symbols?: components["schemas"]["Symbol"][];
-            /** @description Symbols orders may never trade (takes precedence over `allowed_symbols`). Absent = none. */
+            /** @description Symbols orders may never buy (takes precedence over `allowed_symbols`). Absent = none. Holdings of them can be sold. */
             blocked_symbols?: components["schemas"]["Symbol"][];
         };
         /** @description Target weight of one symbol. */
@@ -1771,9 +1776,17 @@ export interface components {
              */
             generated_at: string;
         };
-        /** @description Orders by outcome that day. */
+        /**
+         * @description Orders created that day, orders still awaiting a decision at its end, and the day's decisions by
+         *     outcome (each counts the orders that reached that state that day, whenever they were created).
+         */
         ReportOrderCounts: {
-            /** @description Orders proposed. */
+            /** @description Orders proposed (created by ideas) that day. */
+            created: number;
+            /**
+             * @description Orders still in state `proposed` at the end of the day (for today, at generation time): created
+             *     before then and neither decided nor expired by then.
+             */
             proposed: number;
             /** @description Orders filled. */
             filled: number;

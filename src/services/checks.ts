@@ -44,18 +44,28 @@ export function worstCaseNotional(trade: ProposedTrade, price: Dec): Dec {
 
 const money = (value: Dec) => value.toFixed(2);
 
-/** The order against the account's current policy. Every failing rule is reported, not just the first. */
+/** A sell of no more than the account holds: it reduces or closes a position, and so reduces risk. */
+export function reducesPosition(trade: ProposedTrade, account: AccountState): boolean {
+  return trade.side === 'sell' && trade.quantity.lessThanOrEqualTo(account.held.get(trade.symbol) ?? new D(0));
+}
+
+/**
+ * The order against the account's current policy. Every failing rule is reported, not just the first. What may be
+ * traded (markets, allowed and blocked symbols) restricts buying only: a sell that reduces or closes a position
+ * always passes those rules, so no policy can trap a holding. Its notional limits apply to every order.
+ */
 export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, account: AccountState): FailedCheck[] {
   const { limits } = policy;
   const failed: FailedCheck[] = [];
   const notional = worstCaseNotional(trade, quote.price);
-  if (!limits.allowed_markets.includes(trade.market)) {
+  const restricted = !reducesPosition(trade, account);
+  if (restricted && !limits.allowed_markets.includes(trade.market)) {
     failed.push({ check: 'policy.market', message: `Market ${trade.market} is not among the policy's allowed markets (${limits.allowed_markets.join(', ')}).` });
   }
-  if (limits.allowed_symbols && !limits.allowed_symbols.includes(trade.symbol)) {
+  if (restricted && limits.allowed_symbols && !limits.allowed_symbols.includes(trade.symbol)) {
     failed.push({ check: 'policy.symbol_allowed', message: `${trade.symbol} is not among the policy's allowed symbols.` });
   }
-  if (limits.blocked_symbols?.includes(trade.symbol)) {
+  if (restricted && limits.blocked_symbols?.includes(trade.symbol)) {
     failed.push({ check: 'policy.symbol_blocked', message: `${trade.symbol} is blocked by the policy.` });
   }
   if (notional.greaterThan(limits.max_order_notional)) {

@@ -4,7 +4,7 @@ import type { Actor } from '../auth/authorize.js';
 import { ProblemError } from '../problems.js';
 import type { ServiceContext } from './context.js';
 import { currentDisclosure, type Disclosure } from './disclosures.js';
-import { NotFoundError, UnsupportedMarketError } from './errors.js';
+import { InvalidInputError, NotFoundError, UnsupportedMarketError } from './errors.js';
 import type { PriceSource } from './market-data.js';
 import { dec } from './money.js';
 import { PAPER_MARKETS } from './brokers.js';
@@ -40,8 +40,14 @@ function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<Poli
   return consent;
 }
 
+/** Policy amounts are money in the account's currency (USD): whole cents at most. */
+const AMOUNT_LIMITS = ['max_order_notional', 'max_daily_notional', 'max_daily_loss'] as const;
+
 function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   const { limits, target_allocation: targets } = body;
+
+  const subCent = AMOUNT_LIMITS.filter((name) => dec(limits[name]).decimalPlaces() > 2);
+  if (subCent.length > 0) throw new InvalidInputError(subCent.map((name) => ({ field: `limits/${name}`, detail: 'must be an amount in whole cents (at most 2 decimals)' })));
 
   const unsupported = limits.allowed_markets.filter((m) => !PAPER_MARKETS.includes(m));
   if (unsupported.length > 0) throw new UnsupportedMarketError(unsupported, PAPER_MARKETS, 'cannot be traded by the paper broker');

@@ -141,12 +141,19 @@ describe('trade ideas', () => {
   });
 
   describe('policy limits', () => {
-    it('shrinks buys to the policy’s max_order_notional', async () => {
+    it('splits orders to fit max_order_notional, so the whole amount is still invested along the target', async () => {
       const { trade } = await account();
       await createPolicy(trade, { max_order_notional: 10000 });
       const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
-      for (const order of idea.orders) expect(order.notional).to.be.within(9990, 10000);
-      expect(idea.rationale).to.match(/Reduced buy [\d.]+ VTI to [\d.]+ to fit policy\.max_order_notional/);
+      for (const order of idea.orders) expect(order.notional).to.be.at.most(10000);
+      const total = (symbol: string) => idea.orders.filter((o: any) => o.symbol === symbol).reduce((sum: number, o: any) => sum + o.notional, 0);
+      expect(total('VTI')).to.be.within(59690, 59700);
+      expect(total('BND')).to.be.within(39790, 39800);
+      expect(idea.rationale).to.match(/Split buy [\d.]+ VTI into 6 orders within policy\.max_order_notional \(10000\.00 USD each\)/);
+      await approveAll(trade, idea.orders);
+      const after = await weights(trade);
+      expect(after.VTI).to.be.closeTo(0.597, 0.002);
+      expect(after.BND).to.be.closeTo(0.398, 0.002);
     });
 
     it('shrinks a buy to the policy’s max_position_weight', async () => {
@@ -158,24 +165,27 @@ describe('trade ideas', () => {
       expect(idea.rationale).to.match(/policy\.max_position_weight/);
     });
 
-    it('drops a trade that would exceed the daily notional together with the idea’s other orders', async () => {
+    it('cuts what exceeds the daily notional left, together with the idea’s other orders, and says so', async () => {
       const { trade } = await account();
       await createPolicy(trade, { max_daily_notional: 60000 });
       const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
-      expect(idea.orders.map((o: any) => o.symbol)).to.deep.equal(['VTI']);
-      expect(idea.rationale).to.match(/Dropped buy [\d.]+ BND: policy\.max_daily_notional/);
+      expect(idea.orders.map((o: any) => o.symbol)).to.deep.equal(['VTI', 'BND']);
+      expect(idea.orders[0].notional + idea.orders[1].notional).to.be.at.most(60000);
+      expect(idea.orders[1].notional).to.be.within(290, 301);
+      expect(idea.rationale).to.match(/Reduced buy [\d.]+ BND to [\d.]+ to fit policy\.max_daily_notional \([\d.]+ USD left today\)/);
     });
 
     it('proposes no idea when no trade passes the policy check, and says why in the notes', async () => {
       const { trade } = await account();
-      await createPolicy(trade, { max_daily_notional: 1 });
+      await createPolicy(trade, { max_daily_notional: 0.5 });
       const response = await generate(trade, { mode: 'invest_cash', market: 'US' });
-      expect(response.body.ideas).to.deep.equal([]);
+      expect(response.body.ideas, JSON.stringify(response.body)).to.deep.equal([]);
       expect(response.body.notes[0]).to.equal('No trade passed the policy check.');
-      expect(response.body.notes.slice(1).join(' ')).to.match(/Dropped buy [\d.]+ VTI: policy\.max_daily_notional/);
+      const notes = response.body.notes.slice(1).join(' ');
+      expect(notes).to.match(/Reduced buy [\d.]+ VTI to [\d.]+ to fit policy\.max_daily_notional \(0\.50 USD left today\)/).and.match(/Dropped buy [\d.]+ VTI: below 1\.00 USD after the limits/);
     });
 
-    it('drops a sell of a symbol outside allowed_symbols and names it in the rationale', async () => {
+    it('sells the whole of a holding the policy no longer allows, and approval lets that sell through', async () => {
       const { trade } = await account();
       await createPolicy(trade);
       await approveAll(trade, (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas[0].orders);
@@ -183,10 +193,32 @@ describe('trade ideas', () => {
       const [idea] = (await generate(trade, { mode: 'rebalance', market: 'US' })).body.ideas;
       expect(idea.orders.map((o: any) => [o.symbol, o.side])).to.deep.equal([
         ['VTI', 'sell'],
+        ['BND', 'sell'],
         ['AGG', 'buy'],
       ]);
-      expect(idea.rationale).to.match(/Dropped sell [\d.]+ BND: policy\.symbol_allowed/).and.match(/Reduced buy [\d.]+ AGG/);
-      expect(idea.orders[1].notional).to.be.at.most((idea.orders[0].notional + 500) * 0.995);
+      expect(idea.rationale).to.match(/Sell all of BND: the policy no longer allows it/);
+      await approveAll(trade, idea.orders);
+      const after = await weights(trade);
+      expect(after).to.not.have.property('BND');
+      expect(after.VTI).to.be.closeTo(0.5, 0.01);
+      expect(after.AGG).to.be.closeTo(0.5, 0.01);
+    });
+
+    it('under a policy blocking one holding, not allowing another and limiting orders to 3,000, rebalance sells both in parts and they fill', async () => {
+      const { trade } = await account();
+      await createPolicy(trade, {}, [{ symbol: 'KO', weight: 0.3 }, { symbol: 'JNJ', weight: 0.3 }, { symbol: 'VTI', weight: 0.4 }]);
+      await approveAll(trade, (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas[0].orders);
+      await createPolicy(trade, { max_order_notional: 3000, max_daily_notional: 400000, blocked_symbols: ['KO'], allowed_symbols: ['KO', 'VTI', 'BND'] }, [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }]);
+      const [idea] = (await generate(trade, { mode: 'rebalance', market: 'US' })).body.ideas;
+      const sold = (symbol: string) => idea.orders.filter((o: any) => o.symbol === symbol && o.side === 'sell');
+      expect(sold('KO').length).to.be.greaterThan(1);
+      expect(sold('JNJ').length).to.be.greaterThan(1);
+      for (const order of idea.orders) expect(order.notional).to.be.at.most(3000);
+      expect(idea.rationale, idea.rationale).to.match(/Sell all of (KO, JNJ|JNJ, KO): the policy no longer allows them/).and.match(/Split sell [\d.]+ KO into \d+ orders/);
+      await approveAll(trade, idea.orders);
+      const after = await weights(trade);
+      expect(after).to.not.have.property('KO');
+      expect(after).to.not.have.property('JNJ');
     });
   });
 

@@ -141,13 +141,12 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expectBlocked(await approve(token, huge!.id), 'risk.max_quantity');
     });
 
-    it('blocks the same order submitted twice within a minute (risk.duplicate_order), not after', async () => {
+    it('blocks the same order of another idea submitted within a minute (risk.duplicate_order), not after', async () => {
       const { token, propose } = await holder();
-      const [first, second, third] = await propose(
-        { symbol: 'BND', side: 'buy', quantity: '7' },
-        { symbol: 'BND', side: 'buy', quantity: '7' },
-        { symbol: 'BND', side: 'buy', quantity: '7' },
-      );
+      const bnd = { symbol: 'BND', side: 'buy', quantity: '7' } as const;
+      const [first] = await propose(bnd);
+      const [second] = await propose(bnd);
+      const [third] = await propose(bnd);
       expect((await approve(token, first!.id)).body.status).to.equal('filled');
       expectBlocked(await approve(token, second!.id), 'risk.duplicate_order');
       clock.advance(61_000);
@@ -156,6 +155,21 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       } finally {
         clock.set('2026-11-20T15:00:00Z');
       }
+    });
+
+    it('does not count as duplicates the equal parts an idea split an order into, nor a cancelled twin', async () => {
+      const { token, propose } = await holder();
+      const vti = { symbol: 'VTI', side: 'buy', quantity: '3' } as const;
+      const [part1, part2] = await propose(vti, vti);
+      expect((await approve(token, part1!.id)).body.status).to.equal('filled');
+      expect((await approve(token, part2!.id)).body.status).to.equal('filled');
+
+      const price = prices.quote('BND', clock.now()).price;
+      const [resting] = await propose({ symbol: 'BND', side: 'buy', quantity: '5', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) });
+      expect((await approve(token, resting!.id)).body.status).to.equal('submitted');
+      expect((await server.api.post(`/v1/orders/${resting!.id}/cancel`, { token })).body.status).to.equal('cancelled');
+      const [again] = await propose({ symbol: 'BND', side: 'buy', quantity: '5', order_type: 'limit', limit_price: price.times(0.97).toFixed(2) });
+      expect((await approve(token, again!.id)).body.status).to.equal('submitted');
     });
 
     it('blocks an order whose price is stale (risk.stale_price)', async () => {

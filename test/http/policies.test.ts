@@ -192,6 +192,19 @@ describe('disclosures and investment policies', () => {
       });
     }
 
+    it('refuses sub-cent amounts with a 400 naming each field, and stores nothing', async () => {
+      const token = await server.token(['read', 'trade']);
+      const response = await create(token, policyBody({ limits: { ...limits, max_order_notional: 1000.005, max_daily_loss: 99.999 } }));
+      expect(response.status).to.equal(400);
+      expect(problemSlug(response.body)).to.equal('validation-error');
+      expect(response.body.errors).to.deep.equal([
+        { pointer: '/limits/max_order_notional', detail: 'must be an amount in whole cents (at most 2 decimals)' },
+        { pointer: '/limits/max_daily_loss', detail: 'must be an amount in whole cents (at most 2 decimals)' },
+      ]);
+      await expectNothingStored(token);
+      expect((await create(token, policyBody({ limits: { ...limits, max_order_notional: 1000.05 } }))).status).to.equal(201);
+    });
+
     it('accepts weights whose decimal sum is exactly 1 although their binary floating-point sum is not', async () => {
       const targets = [{ symbol: 'VTI', weight: 0.1 }, { symbol: 'BND', weight: 0.2 }, { symbol: 'GLD', weight: 0.7 }];
       const response = await create(await server.token(['trade']), policyBody({ target_allocation: targets }));

@@ -94,9 +94,10 @@ describe('daily reports', () => {
       expect(first.body.policy_version).to.equal(2);
     });
 
-    it('counts the ideas and orders proposed that day and each final outcome reached that day', () => {
+    it('counts the ideas and orders created that day, those still awaiting a decision at its end, and each outcome reached that day', () => {
       expect(first.body.ideas_generated).to.equal(1);
-      expect(first.body.orders).to.deep.equal({ proposed: 6, filled: 1, rejected: 1, cancelled: 1, blocked: 2, expired: 1 });
+      // The 6 created on the 19th: one still proposed at midnight (it expires on the 20th); the 18th's order expired on the 19th.
+      expect(first.body.orders).to.deep.equal({ created: 6, proposed: 1, filled: 1, rejected: 1, cancelled: 1, blocked: 2, expired: 1 });
     });
 
     it('lists every decision oldest first with who decided, when and why', () => {
@@ -158,7 +159,7 @@ describe('daily reports', () => {
       expect(today.body.end_value).to.equal(portfolio.body.total_value);
       expect(today.body.pnl).to.be.closeTo(today.body.end_value - today.body.start_value, 0.001);
       expect(today.body).to.include({ policy_version: 3, ideas_generated: 1 });
-      expect(today.body.orders).to.deep.equal({ proposed: 1, filled: 1, rejected: 0, cancelled: 0, blocked: 0, expired: 1 });
+      expect(today.body.orders).to.deep.equal({ created: 1, proposed: 0, filled: 1, rejected: 0, cancelled: 0, blocked: 0, expired: 1 });
       const expired = today.body.decisions.find((d: any) => d.outcome === 'expired');
       expect(expired).to.include({ order_id: orders.pending.id, decided_by_client_id: null, decided_at: '2026-11-20T10:00:00.000Z' });
     });
@@ -171,7 +172,7 @@ describe('daily reports', () => {
         date: '2026-11-17',
         policy_version: null,
         ideas_generated: 0,
-        orders: { proposed: 0, filled: 0, rejected: 0, cancelled: 0, blocked: 0, expired: 0 },
+        orders: { created: 0, proposed: 0, filled: 0, rejected: 0, cancelled: 0, blocked: 0, expired: 0 },
         decisions: [],
         notional_traded: 0,
         start_value: 100_000,

@@ -43,6 +43,17 @@ describe('policy check and risk gate rules, each passing and failing', () => {
     });
   }
 
+  it('lets a sell reduce or close a holding the policy no longer allows, and still refuses buying it or selling short', () => {
+    const blocked = { ...account, held: new Map([['BND', dec('10')], ['AAPL', dec('3')]]) };
+    expect(policyCheck(buy('10', { symbol: 'BND', side: 'sell' }), quote, policy, blocked)).to.deep.equal([]);
+    expect(policyCheck(buy('3', { symbol: 'AAPL', side: 'sell' }), quote, policy, blocked)).to.deep.equal([]);
+    expect(checks(policyCheck(buy('1', { symbol: 'BND' }), quote, policy, blocked))).to.deep.equal(['policy.symbol_blocked']);
+    expect(checks(policyCheck(buy('11', { symbol: 'BND', side: 'sell' }), quote, policy, blocked))).to.deep.equal(['policy.symbol_blocked']);
+    expect(checks(policyCheck(buy('60', { symbol: 'BND', side: 'sell' }), quote, policy, { ...blocked, held: new Map([['BND', dec('60')]]) }))).to.deep.equal([
+      'policy.max_order_notional',
+    ]);
+  });
+
   it('lets a sell lower a position whatever its weight', () => {
     expect(policyCheck(buy('5', { side: 'sell' }), quote, policy, { ...account, held: new Map([['VTI', dec('150')]]) })).to.deep.equal([]);
   });

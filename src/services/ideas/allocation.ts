@@ -27,9 +27,16 @@ function marketOrder(market: string, symbol: string, side: 'buy' | 'sell', quant
 
 const notDust = (priceOf: PriceOf) => (trade: ProposedTrade) => roundMoney(trade.quantity.times(priceOf(trade.symbol))).greaterThanOrEqualTo(DUST);
 
+/** Whether the policy still allows buying `symbol` (holdings it no longer allows are sold, whatever their weight). */
+function allowed(policy: Policy, symbol: string): boolean {
+  const { allowed_symbols: allowedSymbols, blocked_symbols: blocked } = policy.limits;
+  return !(blocked ?? []).includes(symbol) && (!allowedSymbols || allowedSymbols.includes(symbol));
+}
+
 /**
  * Restores the target allocation for every symbol whose weight is outside the policy's band; held symbols
- * outside the target have weight 0. Sells come first; buys share the cash there will be after them.
+ * outside the target have weight 0, and holdings the policy no longer allows are sold whole even inside the band.
+ * Sells come first; buys share the cash there will be after them.
  */
 export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy, market: string): Proposal | null {
   const total = state.totalValue;
@@ -39,6 +46,7 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
   const symbols = [...new Set([...targets.keys(), ...state.held.keys()])];
 
   const drifts: string[] = [];
+  const disallowed: string[] = [];
   const sells: ProposedTrade[] = [];
   const buys: { symbol: string; value: Dec }[] = [];
   for (const symbol of symbols) {
@@ -46,6 +54,13 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
     const price = priceOf(symbol);
     const current = held.times(price);
     const weight = current.dividedBy(total);
+    if (!allowed(policy, symbol)) {
+      if (held.greaterThan(0)) {
+        disallowed.push(symbol);
+        sells.push(marketOrder(market, symbol, 'sell', held));
+      }
+      continue;
+    }
     const target = targets.get(symbol) ?? new D(0);
     if (weight.minus(target).abs().lessThanOrEqualTo(band)) continue;
     drifts.push(`${symbol} ${percent(weight)} (target ${percent(target)})`);
@@ -67,8 +82,10 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
   const trades = [...sells, ...buyTrades].filter(notDust(priceOf));
   if (trades.length === 0) return null;
   const scaled = scale.lessThan(1) ? ' Buys are scaled down to the cash available after the sells, less a 0.5 % buffer.' : '';
+  const outside = drifts.length > 0 ? ` Outside the ±${percent(band)} band: ${drifts.join(', ')}.` : '';
+  const sold = disallowed.length > 0 ? ` Sell all of ${disallowed.join(', ')}: the policy no longer allows ${disallowed.length === 1 ? 'it' : 'them'}.` : '';
   return {
-    rationale: `Rebalance to policy version ${policy.version}'s target allocation. Outside the ±${percent(band)} band: ${drifts.join(', ')}.${scaled}`,
+    rationale: `Rebalance to policy version ${policy.version}'s target allocation.${outside}${sold}${scaled}`,
     trades,
   };
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/api.js';
-import { policyCheck, worstCaseNotional, type AccountState, type FailedCheck, type ProposedTrade } from '../checks.js';
+import { policyCheck, worstCaseNotional, type AccountState, type ProposedTrade } from '../checks.js';
 import type { Quote } from '../market-data.js';
 import { D, dec, roundMoney, roundQuantity, type Dec } from '../money.js';
 import { CASH_BUFFER, DUST, percent, usd } from './allocation.js';
@@ -12,75 +12,103 @@ export interface Gated {
   notes: string[];
 }
 
-/** Failures a smaller buy can cure; anything else drops the trade. */
-const SHRINKABLE = new Set(['policy.max_order_notional', 'policy.max_position_weight']);
+/** More orders than this in one idea are not proposed (a note says so). */
+export const MAX_ORDERS_PER_IDEA = 50;
 
 export const describe = (t: ProposedTrade) => `${t.side} ${t.quantity.toFixed()} ${t.symbol}${t.limit_price ? ` limit ${t.limit_price.toFixed(2)}` : ''}`;
 
-/** The largest quantity of a buy that fits the policy's order-notional and position-weight limits. */
-function fittingQuantity(trade: ProposedTrade, price: Dec, policy: Policy, state: AccountState): Dec {
-  const unit = trade.limit_price ? D.max(trade.limit_price, price) : price;
-  const byNotional = dec(policy.limits.max_order_notional).dividedBy(unit);
-  const held = state.held.get(trade.symbol) ?? new D(0);
-  const byWeight = dec(policy.limits.max_position_weight).times(state.totalValue).dividedBy(price).minus(held);
-  return roundQuantity(D.max(0, D.min(trade.quantity, byNotional, byWeight)));
+/** The price an order is checked at: the worse of its limit and the last price for a buy, the last price otherwise. */
+const unitOf = (trade: ProposedTrade, price: Dec) => (trade.side === 'buy' && trade.limit_price ? D.max(trade.limit_price, price) : price);
+
+/** `trade` in orders of at most `max` notional each (the last one holds the rest). */
+function split(trade: ProposedTrade, unit: Dec, max: Dec): ProposedTrade[] {
+  const perOrder = roundQuantity(max.dividedBy(unit));
+  if (perOrder.lessThanOrEqualTo(0) || trade.quantity.lessThanOrEqualTo(perOrder)) return [trade];
+  const orders: ProposedTrade[] = [];
+  let left = trade.quantity;
+  while (left.greaterThan(0)) {
+    const quantity = D.min(left, perOrder);
+    orders.push({ ...trade, quantity });
+    left = left.minus(quantity);
+  }
+  return orders;
 }
 
 /**
- * Runs every trade through the policy check before it may be proposed, sells first so their proceeds fund the
- * buys. Buys are cut to the cash left (less the buffer) and, when only the order-notional or position-weight
- * limit fails, to the largest quantity within it; the idea as a whole stays within the daily notional limit.
+ * Fits an engine's trades to the policy before they may be proposed, sells first so their proceeds fund the buys,
+ * tracking the account as the idea's earlier orders would leave it:
+ * - a sell never exceeds the holding (no short selling); one that reduces a holding is never refused for its
+ *   symbol or market — selling to reduce risk stays possible whatever the policy now allows;
+ * - a buy is cut to the cash left (less the buffer) and to the position-weight limit;
+ * - both are cut to what the daily notional limit leaves, and split into orders within `max_order_notional`;
+ * - what still fails the policy check (a buy of a symbol the policy does not allow) is dropped.
+ * Every cut, split and drop is a note.
  */
 export function gate(state: AccountState, quoteOf: (symbol: string) => Quote, policy: Policy, candidates: ProposedTrade[]): Gated {
+  const { limits } = policy;
+  const maxOrder = dec(limits.max_order_notional);
+  const held = new Map(state.held);
   let cash = state.cash;
-  let dayNotional = state.tradedToday;
+  let tradedToday = state.tradedToday;
   const trades: ProposedTrade[] = [];
   const notes: string[] = [];
   const drop = (trade: ProposedTrade, why: string) => notes.push(`Dropped ${describe(trade)}: ${why}`);
+  const cut = (from: ProposedTrade, to: Dec, why: string) => notes.push(`Reduced ${describe(from)} to ${to.toFixed()} to fit ${why}.`);
 
   const ordered = [...candidates.filter((t) => t.side === 'sell'), ...candidates.filter((t) => t.side === 'buy')];
   for (const candidate of ordered) {
     const quote = quoteOf(candidate.symbol);
-    const price = quote.price;
+    const unit = unitOf(candidate, quote.price);
+    const holding = held.get(candidate.symbol) ?? new D(0);
     let trade = candidate;
+    let nothingLeft: string | undefined;
+    const shrink = (quantity: Dec, why: string) => {
+      if (nothingLeft || quantity.greaterThanOrEqualTo(trade.quantity)) return;
+      if (quantity.isZero()) nothingLeft = why;
+      else cut(trade, quantity, why);
+      trade = { ...trade, quantity };
+    };
+
     if (trade.side === 'sell') {
-      const held = state.held.get(trade.symbol) ?? new D(0);
-      if (trade.quantity.greaterThan(held)) {
-        drop(trade, `the account holds ${held.toFixed()} ${trade.symbol} and does not sell short.`);
+      if (trade.quantity.greaterThan(holding)) {
+        drop(trade, `the account holds ${holding.toFixed()} ${trade.symbol} and does not sell short.`);
         continue;
       }
-    } else if (worstCaseNotional(trade, price).greaterThan(cash)) {
-      const unit = trade.limit_price ? D.max(trade.limit_price, price) : price;
+    } else {
       const spendable = roundMoney(D.max(0, cash).times(dec(1).minus(CASH_BUFFER)));
-      trade = { ...trade, quantity: roundQuantity(spendable.dividedBy(unit)) };
-      notes.push(`Reduced ${describe(candidate)} to ${trade.quantity.toFixed()} to fit the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}.`);
+      shrink(roundQuantity(spendable.dividedBy(unit)), `the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}`);
+      const byWeight = dec(limits.max_position_weight).times(state.totalValue).dividedBy(quote.price).minus(holding);
+      shrink(roundQuantity(D.max(0, byWeight)), `policy.max_position_weight (${percent(dec(limits.max_position_weight))})`);
     }
+    const dayLeft = D.max(0, dec(limits.max_daily_notional).minus(tradedToday));
+    shrink(roundQuantity(dayLeft.dividedBy(unit)), `policy.max_daily_notional (${usd(dayLeft)} left today)`);
 
-    let failed: FailedCheck[] = trade.quantity.isZero() ? [] : policyCheck(trade, quote, policy, state);
-    if (trade.side === 'buy' && failed.length > 0 && failed.every((f) => SHRINKABLE.has(f.check))) {
-      const quantity = fittingQuantity(trade, price, policy, state);
-      if (quantity.greaterThan(0)) {
-        notes.push(`Reduced ${describe(trade)} to ${quantity.toFixed()} to fit ${failed.map((f) => f.check).join(' and ')}.`);
-        trade = { ...trade, quantity };
-        failed = policyCheck(trade, quote, policy, state);
-      }
+    if (nothingLeft) {
+      drop(candidate, `nothing of it fits ${nothingLeft}.`);
+      continue;
     }
-
-    const notional = worstCaseNotional(trade, price);
-    if (notional.lessThan(DUST)) {
+    if (roundMoney(trade.quantity.times(unit)).lessThan(DUST)) {
       drop(candidate, `below ${usd(DUST)} after the limits.`);
       continue;
     }
-    if (failed.length === 0 && dayNotional.plus(notional).greaterThan(policy.limits.max_daily_notional)) {
-      failed.push({ check: 'policy.max_daily_notional', message: `Together with the idea's other orders, today's notional would exceed ${usd(dec(policy.limits.max_daily_notional))}.` });
-    }
+    const orders = split(trade, unit, maxOrder);
+    if (orders.length > 1) notes.push(`Split ${describe(trade)} into ${orders.length} orders within policy.max_order_notional (${usd(maxOrder)} each).`);
+    const failed = policyCheck(orders[0]!, quote, policy, { ...state, cash, held, tradedToday });
     if (failed.length > 0) {
       drop(trade, failed.map((f) => `${f.check}: ${f.message}`).join(' '));
       continue;
     }
-    trades.push(trade);
-    dayNotional = dayNotional.plus(notional);
-    cash = trade.side === 'sell' ? cash.plus(notional) : cash.minus(notional);
+    if (trades.length + orders.length > MAX_ORDERS_PER_IDEA) {
+      drop(trade, `an idea holds at most ${MAX_ORDERS_PER_IDEA} orders.`);
+      continue;
+    }
+    for (const order of orders) {
+      const notional = worstCaseNotional(order, quote.price);
+      trades.push(order);
+      tradedToday = tradedToday.plus(notional);
+      cash = order.side === 'sell' ? cash.plus(notional) : cash.minus(notional);
+      held.set(order.symbol, order.side === 'sell' ? (held.get(order.symbol) ?? new D(0)).minus(order.quantity) : (held.get(order.symbol) ?? new D(0)).plus(order.quantity));
+    }
   }
   return { trades, notes };
 }

@@ -21,7 +21,7 @@ export interface TriggerState {
   /** Today's fills (UTC), for the notional traded today and the start-of-day value. */
   fillsToday: FillRecord[];
   killSwitch: KillSwitch;
-  /** The same symbol, side and quantity was submitted within the risk gate's duplicate window. */
+  /** Another idea's order of the same symbol, side and quantity was submitted (and not cancelled) within the risk gate's duplicate window. */
   duplicate: boolean;
 }
 
@@ -88,7 +88,10 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
             .whereRef('twin.symbol', '=', 'o.symbol')
             .whereRef('twin.side', '=', 'o.side')
             .whereRef('twin.quantity', '=', 'o.quantity')
-            .whereRef('twin.id', '!=', 'o.id'),
+            .whereRef('twin.id', '!=', 'o.id')
+            // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
+            .where('twin.status', 'in', ['submitted', 'filled'])
+            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`),
         )
         .as('duplicate'),
     ])

@@ -32,6 +32,21 @@ async function countIn(db: Queryable, table: 'ideas' | 'orders', accountId: stri
   return Number(row.n);
 }
 
+/** Orders awaiting a decision at `at`: proposed before it, neither decided nor expired by then. */
+async function pendingAt(db: Queryable, accountId: string, at: Date): Promise<number> {
+  const row = await db
+    .selectFrom('orders as o')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('o.account_id', '=', accountId)
+    .where('o.created_at', '<', at)
+    .where('o.expires_at', '>', at)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('order_events as e').select('e.id').whereRef('e.order_id', '=', 'o.id').where('e.to_status', '!=', 'proposed').where('e.at', '<', at))),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 async function policyVersionAt(db: Queryable, accountId: string, end: Date): Promise<number | null> {
   const row = await db
     .selectFrom('policies')
@@ -127,7 +142,7 @@ export async function reportContent(db: Queryable, ctx: ServiceContext, accountI
     currency: PAPER_CURRENCY,
     policy_version: await policyVersionAt(db, accountId, end),
     ideas_generated: await countIn(db, 'ideas', accountId, start, end),
-    orders: { proposed: await countIn(db, 'orders', accountId, start, end), ...counts },
+    orders: { created: await countIn(db, 'orders', accountId, start, end), proposed: await pendingAt(db, accountId, valuedAt), ...counts },
     decisions,
     notional_traded: num(roundMoney(await filledNotional(db, accountId, start, end))),
     start_value: num(roundMoney(startValue.total)),

@@ -32,7 +32,7 @@ function notInFuture(date: string, now: Date): void {
 
 // jsonb stores keys in its own order; the view restores the contract's, so responses read the same every time.
 const inOrder = <T extends object>(value: T, keys: readonly (keyof T)[]): T => Object.fromEntries(keys.map((k) => [k, value[k]])) as T;
-const COUNT_KEYS = ['proposed', 'filled', 'rejected', 'cancelled', 'blocked', 'expired'] as const;
+const COUNT_KEYS = ['created', 'proposed', 'filled', 'rejected', 'cancelled', 'blocked', 'expired'] as const;
 const DECISION_KEYS = ['order_id', 'symbol', 'side', 'quantity', 'outcome', 'decided_by_client_id', 'decided_at', 'reason', 'failed_checks'] as const;
 const EVENT_KEYS = ['action', 'level', 'at', 'by', 'reason'] as const;
 
@@ -44,7 +44,8 @@ function reportView(row: Selectable<DailyReportsTable>): DailyReport {
     currency: c.currency,
     policy_version: c.policy_version,
     ideas_generated: c.ideas_generated,
-    orders: inOrder(c.orders, COUNT_KEYS),
+    // Reports generated before `created` existed counted creations under `proposed`.
+    orders: inOrder({ ...c.orders, created: c.orders.created ?? c.orders.proposed }, COUNT_KEYS),
     decisions: c.decisions.map((d) => inOrder({ ...d, failed_checks: d.failed_checks.map((f) => inOrder(f, ['check', 'message'])) }, DECISION_KEYS)),
     notional_traded: c.notional_traded,
     start_value: c.start_value,
