@@ -1,0 +1,197 @@
+import fc, { type Arbitrary } from 'fast-check';
+import { assertConforms } from '../support/conformance.js';
+import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
+import { SchemaArbitraries } from './schema-arbitrary.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: Json;
+}
+
+export interface FuzzOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  parameters: Parameter[];
+  body: { mediaType: string; schema: Json; required: boolean } | undefined;
+  bearer: boolean;
+  responses: Json;
+}
+
+/** Who a request claims to be. */
+export interface Credentials {
+  /** A token holding every scope. */
+  full: string;
+  /** A token holding only `read`. */
+  readOnly: string;
+  /** `client_id:client_secret` of a client, for the token endpoint. */
+  basic: string;
+}
+
+/** A generated request and whether it breaks the contract on purpose (then it must be refused with a 4xx). */
+export interface Case {
+  operationId: string;
+  request: RawRequest;
+  breaks: string | undefined;
+}
+
+export interface Finding {
+  operationId: string;
+  problem: string;
+  curl: string;
+}
+
+const CONTROL = fc.constantFrom('\x01', '\x1f', '\x7f', '\x00', 'a\x08b');
+const PATH_JUNK = fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2e%2e', '%00', '%20%31', '0x10', '1e3', '01', ' 1', '-1', 'a'.repeat(300), '%2F');
+
+function deref(document: Json, node: Json): Json {
+  let current = node;
+  while (current && typeof current.$ref === 'string') {
+    const segments = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    current = segments.reduce((n: Json, key: string) => n[key], document);
+  }
+  return current;
+}
+
+/**
+ * A property-based fuzzer driven by the contract: for every operation it generates requests (valid and invalid
+ * path, query, header and body values, with and without a token) and holds every answer to the contract.
+ */
+export class ContractFuzzer {
+  readonly operations: FuzzOperation[] = [];
+  readonly schemas: SchemaArbitraries;
+
+  constructor(readonly document: Json) {
+    this.schemas = new SchemaArbitraries(document);
+    for (const [path, item] of Object.entries(document.paths as Json)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        if (!operation?.operationId) continue;
+        const parameters = ((operation.parameters ?? []) as Json[]).map((p) => deref(document, p)).filter((p) => ['path', 'query', 'header'].includes(p.in));
+        const requestBody = operation.requestBody ? deref(document, operation.requestBody) : undefined;
+        const [mediaType, content] = Object.entries((requestBody?.content ?? {}) as Json)[0] ?? [];
+        this.operations.push({
+          operationId: operation.operationId,
+          method: method.toUpperCase(),
+          path,
+          parameters: parameters.map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? { type: 'string' } })),
+          body: mediaType ? { mediaType, schema: content.schema, required: Boolean(requestBody?.required) } : undefined,
+          bearer: ((operation.security ?? []) as Json[]).some((s) => 'OAuth2' in s),
+          responses: operation.responses,
+        });
+      }
+    }
+  }
+
+  /** A value for one parameter: valid, or (when `breaking`) one the schema refuses, as the text sent on the wire. */
+  private parameterValue(parameter: Parameter): Arbitrary<{ text: string; breaks?: string }> {
+    const valid = this.schemas.valid(parameter.schema).map((v) => ({ text: String(v) }));
+    const invalid = this.schemas
+      .invalid(parameter.schema)
+      .filter((v) => v !== null && typeof v !== 'object')
+      .map((v) => ({ text: String(v), breaks: `${parameter.in} ${parameter.name}` }));
+    const arbitraries: Arbitrary<{ text: string; breaks?: string }>[] = [valid, valid, invalid];
+    if (parameter.in === 'header') arbitraries.push(CONTROL.map((c) => ({ text: `k${c}`, breaks: `header ${parameter.name} holds a control character` })));
+    if (parameter.in === 'path') arbitraries.push(PATH_JUNK.map((text) => ({ text, breaks: `path ${parameter.name} is not a valid value` })));
+    return fc.oneof(...arbitraries);
+  }
+
+  /** Requests for one operation. */
+  cases(operation: FuzzOperation, credentials: Credentials): Arbitrary<Case> {
+    const parameters = fc.tuple(
+      ...operation.parameters.map((p) =>
+        p.required ? this.parameterValue(p).map((v) => ({ p, v })) : fc.option(this.parameterValue(p), { nil: undefined, freq: 2 }).map((v) => ({ p, v })),
+      ),
+    );
+    const auth = fc.constantFrom<'full' | 'read' | 'none' | 'garbage' | 'basic'>('full', 'full', 'full', 'read', 'none', 'garbage', ...(operation.bearer ? [] : (['basic'] as const)));
+    const body = this.body(operation);
+    return fc.tuple(parameters, auth, body).map(([values, who, payload]) => {
+      let path = operation.path;
+      const query: string[] = [];
+      const headers: [string, string][] = [];
+      const breaks: string[] = [];
+      for (const { p, v } of values) {
+        if (!v) continue;
+        if (v.breaks) breaks.push(v.breaks);
+        const encoded = v.breaks && p.in === 'path' ? v.text.replace(/[^\x21-\x7e]/g, encodeURIComponent).replace(/[/?#]/g, encodeURIComponent) : encodeURIComponent(v.text);
+        if (p.in === 'path') path = path.replace(`{${p.name}}`, encoded);
+        else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${encoded}`);
+        else headers.push([p.name, v.text]);
+      }
+      if (who === 'full') headers.push(['Authorization', `Bearer ${credentials.full}`]);
+      if (who === 'read') headers.push(['Authorization', `Bearer ${credentials.readOnly}`]);
+      if (who === 'garbage') headers.push(['Authorization', 'Bearer not.a.token']);
+      if (who === 'basic') headers.push(['Authorization', `Basic ${Buffer.from(credentials.basic).toString('base64')}`]);
+      if (payload.contentType) headers.push(['Content-Type', payload.contentType]);
+      if (payload.breaks) breaks.push(payload.breaks);
+      const target = `${path}${query.length ? `?${query.join('&')}` : ''}`;
+      return { operationId: operation.operationId, request: { method: operation.method, target, headers, body: payload.text }, breaks: breaks.length ? breaks.join('; ') : undefined };
+    });
+  }
+
+  private body(operation: FuzzOperation): Arbitrary<{ text?: string; contentType?: string; breaks?: string }> {
+    const declared = operation.body;
+    if (!declared) return fc.oneof(fc.constant({}), fc.constant({}), fc.constant({ text: '{"x":1}', contentType: 'application/json', breaks: 'a body the operation does not take' }));
+    const encode = (value: unknown) =>
+      declared.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(Object.entries(value as object).map(([k, v]) => [k, String(v)])).toString() : JSON.stringify(value);
+    const valid = this.schemas.valid(declared.schema).map((value) => ({ text: encode(value), contentType: declared.mediaType }));
+    const invalid = this.schemas
+      .invalid(declared.schema)
+      .filter((value) => declared.mediaType === 'application/json' || (value !== null && typeof value === 'object' && !Array.isArray(value)))
+      .map((value) => ({ text: encode(value), contentType: declared.mediaType, breaks: 'body violates its schema' }));
+    const malformed = fc.constantFrom(
+      { text: '{"unterminated', contentType: declared.mediaType, breaks: 'body is not well-formed' },
+      { text: 'plain text', contentType: 'text/plain', breaks: 'body has an undeclared media type' },
+    );
+    const options: Arbitrary<{ text?: string; contentType?: string; breaks?: string }>[] = [valid, valid, valid, invalid, malformed];
+    options.push(declared.required ? fc.constant({ breaks: 'the required body is missing' }) : fc.constant({}));
+    return fc.oneof(...options);
+  }
+
+  /** Sends a case and holds the answer to the contract; a finding names what is wrong and how to reproduce it. */
+  async check(port: number, baseUrl: string, testCase: Case): Promise<Finding | undefined> {
+    const finding = (problem: string) => ({ operationId: testCase.operationId, problem, curl: curlOf(baseUrl, testCase.request) });
+    let response: RawResponse;
+    try {
+      response = await rawRequest(port, testCase.request);
+    } catch (error) {
+      return finding(`no HTTP answer: ${(error as Error).message}`);
+    }
+    return this.judge(testCase, response, finding);
+  }
+
+  judge(testCase: Case, response: RawResponse, finding: (problem: string) => Finding): Finding | undefined {
+    const { status, headers } = response;
+    const contentType = headers['content-type'] ?? null;
+    let body: unknown = response.body === '' ? undefined : response.body;
+    if (contentType?.includes('json') && response.body) {
+      try {
+        body = JSON.parse(response.body);
+      } catch {
+        return finding(`${status} with a ${contentType} body that is not JSON`);
+      }
+    }
+    const path = testCase.request.target.split('?')[0]!;
+    const operation = this.operations.find((o) => o.operationId === testCase.operationId)!;
+    if (status >= 500 && !(status === 503 && '503' in operation.responses)) return finding(`answered ${status}`);
+    try {
+      assertConforms(testCase.request.method, path, status, contentType, body);
+    } catch (error) {
+      return finding((error as Error).message);
+    }
+    const declared = deref(this.document, operation.responses[String(status)] ?? {});
+    for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
+      if (deref(this.document, header).required && headers[name.toLowerCase()] === undefined) return finding(`${status} lacks the required header ${name}`);
+    }
+    if (testCase.breaks && (status < 400 || status >= 500)) return finding(`accepted a request that breaks the contract (${testCase.breaks}) with ${status}`);
+    return undefined;
+  }
+
+  /** Every operation's cases, as one arbitrary. */
+  allCases(credentials: Credentials, filter: (operation: FuzzOperation) => boolean = () => true): Arbitrary<Case> {
+    return fc.oneof(...this.operations.filter(filter).map((operation) => this.cases(operation, credentials)));
+  }
+}
