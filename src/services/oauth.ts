@@ -26,7 +26,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-/** Where the MCP server is mounted, under the base URL. */
+/** Where the MCP server is mounted under the base URL: also one of the resource identifiers of this service. */
 export const MCP_PATH = '/mcp';
 
 /** A URI as compared for RFC 8707: serialized, one trailing slash aside; null when it is not absolute or has a fragment. */

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { base64url } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { callTool, connectMcp } from '../support/mcp.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
@@ -31,12 +32,15 @@ describe('POST /oauth/token with an RFC 8707 resource indicator', () => {
     expect(claims(token.access_token).aud).to.equal(server.url);
   });
 
-  it('accepts the MCP endpoint and the base URL with a trailing slash; the audience stays the service', async () => {
+  it('accepts the MCP endpoint and the base URL with a trailing slash; the audience stays the service, and the token works at /mcp', async () => {
     for (const resource of [`${server.url}/mcp`, `${server.url}/`, `${server.url}/mcp/`]) {
       const response = await tokenFor(resource);
       expect(response.status, `${resource}: ${response.text}`).to.equal(200);
       expect(claims(response.body.access_token).aud).to.equal(server.url);
     }
+    const client = await connectMcp(server, (await tokenFor(`${server.url}/mcp`)).body.access_token);
+    expect((await callTool(client, 'getKillSwitch')).ok).to.equal(true);
+    await client.close();
   });
 
   it('answers invalid_target for another resource, a relative one, or one with a fragment', async () => {
