@@ -25,6 +25,11 @@ export interface paths {
          *     OAuth clients understand them; any malformed or incomplete request, including a missing
          *     `grant_type`, is `invalid_request`, and a `grant_type` other than `client_credentials` is
          *     `unsupported_grant_type`. Limited to 30 requests per minute per client IP.
+         *
+         *     An optional RFC 8707 `resource` (sent by MCP clients) must name this service: `{server}` or
+         *     `{server}/mcp`, one trailing slash aside; any other value is `invalid_target`. Both name the same
+         *     protected resource, so the token's audience (`aud`) is `{server}` either way and the token
+         *     serves REST, GraphQL and MCP alike.
          */
         post: operations["issueToken"];
         delete?: never;
@@ -822,10 +827,10 @@ export interface components {
          */
         OAuthError: {
             /**
-             * @description RFC 6749 error code.
+             * @description RFC 6749 (or, for `invalid_target`, RFC 8707) error code.
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "unauthorized_client";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "unauthorized_client" | "invalid_target";
             /** @description Human-readable explanation. */
             error_description?: string;
             /**
@@ -864,7 +869,12 @@ export interface components {
             client_id?: string;
             /** @description Client secret, only for `client_secret_post` (instead of HTTP Basic). */
             client_secret?: string;
-            /** @description Optional RFC 8707 resource indicator (sent by MCP clients); must be this API's resource identifier. */
+            /**
+             * @description Optional RFC 8707 resource indicator (MCP clients send it): an absolute URI naming this
+             *     service, `{server}` or `{server}/mcp` (one trailing slash aside). Any other value is
+             *     `invalid_target`. The issued token's audience is `{server}` either way.
+             * @example http://localhost:3000
+             */
             resource?: string;
         } & {
             [key: string]: unknown;
@@ -2312,7 +2322,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description RFC 6749 token error (`invalid_request`, `unsupported_grant_type`, `invalid_scope` or `unauthorized_client`). */
+        /**
+         * @description RFC 6749 token error (`invalid_request`, `unsupported_grant_type`, `invalid_scope` or
+         *     `unauthorized_client`) or RFC 8707 `invalid_target`.
+         */
         OAuthBadRequest: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];

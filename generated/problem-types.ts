@@ -40,6 +40,7 @@ export const problemTypes = {
   "oauth-unsupported-grant-type": {"status":400,"title":"Unsupported grant type","description":"RFC 6749 `unsupported_grant_type`; only `client_credentials` is supported."},
   "oauth-invalid-scope": {"status":400,"title":"Invalid scope","description":"RFC 6749 `invalid_scope`; the requested scope is unknown or exceeds the client's scopes."},
   "oauth-unauthorized-client": {"status":400,"title":"Unauthorized client","description":"RFC 6749 `unauthorized_client`; the client may not use this grant type."},
+  "oauth-invalid-target": {"status":400,"title":"Invalid target","description":"RFC 8707 `invalid_target`; the `resource` parameter is not an absolute URI without a fragment, or\nnames a resource other than this service. This service's resource identifiers are `{server}` (the\n`resource` of its protected resource metadata) and `{server}/mcp` (its MCP endpoint).\n"},
 } as const;
 
 export type ProblemSlug = keyof typeof problemTypes;

@@ -7,8 +7,12 @@ import { handlers } from '../handlers/index.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
 import { problemReply, sendReply } from './http/reply.js';
+import { mcpDocsPage } from './mcp/docs.js';
+import { mcpHandler } from './mcp/http.js';
+import { McpCatalogue } from './mcp/server.js';
 import type { Config } from './config.js';
 import type { Services } from './services/index.js';
+import { MCP_PATH } from './services/oauth.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -50,8 +54,11 @@ export async function createApp(config: Config, services: Services, document: Do
     next();
   });
 
+  const mcp = new McpCatalogue(document, config.baseUrl);
   app.use(docsRouter(config.baseUrl));
+  app.get('/docs/mcp', mcpDocsPage(mcp));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
+  app.all(MCP_PATH, mcpHandler(services, mcp));
   app.use(await createApiMiddleware(document, services, handlers, config.baseUrl));
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {

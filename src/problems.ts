@@ -55,11 +55,12 @@ export const OAUTH_ERRORS = {
   unsupported_grant_type: 'oauth-unsupported-grant-type',
   invalid_scope: 'oauth-invalid-scope',
   unauthorized_client: 'oauth-unauthorized-client',
+  invalid_target: 'oauth-invalid-target',
 } as const satisfies Record<string, ProblemSlug>;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;
 
-/** An RFC 6749 section 5.2 error of the token endpoint; its body is also a problem document. */
+/** An RFC 6749 section 5.2 (or RFC 8707) error of the token endpoint; its body is also a problem document. */
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,

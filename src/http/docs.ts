@@ -11,7 +11,7 @@ const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagg
 /** Pages load nothing from elsewhere: every asset is served by the service itself. */
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -20,6 +20,11 @@ function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
 code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;margin-top:1rem}a{color:#0b57d0}</style></head>
 <body>${body}</body></html>`;
+}
+
+/** A documentation page of the service (for pages other adapters describe themselves with): self-contained, under the CSP. */
+export function sendPage(res: express.Response, title: string, body: string): void {
+  res.status(200).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).send(page(title, body));
 }
 
 const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>

@@ -8,6 +8,7 @@ export interface TokenRequestForm {
   scope?: string;
   client_id?: string;
   client_secret?: string;
+  resource?: string;
 }
 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
@@ -23,6 +24,34 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   } catch {
     throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded');
   }
+}
+
+/** Where the MCP server is mounted under the base URL: also one of the resource identifiers of this service. */
+export const MCP_PATH = '/mcp';
+
+/** A URI as compared for RFC 8707: serialized, one trailing slash aside; null when it is not absolute or has a fragment. */
+function comparableResource(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.hash || value.includes('#')) return null;
+  return url.href.replace(/\/$/, '');
+}
+
+/**
+ * RFC 8707: the resource identifiers that name this service. The base URL is the `resource` of the protected
+ * resource metadata (what the MCP SDK sends); the MCP endpoint's own URL is what MCP clients without that
+ * metadata send. Both name one protected resource, so tokens carry one audience (the base URL) whichever is asked.
+ */
+function checkResource(resource: string | undefined, baseUrl: string): void {
+  if (resource === undefined) return;
+  const asked = comparableResource(resource);
+  const ours = [baseUrl, `${baseUrl}${MCP_PATH}`].map(comparableResource);
+  if (asked === null) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707)');
+  if (!ours.includes(asked)) throw new OAuthError('invalid_target', `resource "${resource}" is not served here; this service is ${baseUrl} (or ${baseUrl}${MCP_PATH})`);
 }
 
 function authorizationServerMetadata(baseUrl: string) {
@@ -73,6 +102,7 @@ export class OAuthService {
     if (form.grant_type !== 'client_credentials') {
       throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials`);
     }
+    checkResource(form.resource, this.baseUrl);
     const allowed = client.scopes.split(' ');
     const requested = form.scope === undefined ? allowed : [...new Set(form.scope.split(' ').filter(Boolean))];
     if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');

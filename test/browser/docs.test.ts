@@ -97,4 +97,15 @@ describe('interactive docs in a headless browser (GET /docs)', function () {
     expect(pageErrors, 'page errors').to.deep.equal([]);
     expect(consoleErrors, 'console errors (e.g. CSP violations)').to.deep.equal([]);
   });
+
+  it('links the MCP server page from the API description', async () => {
+    await page.goto(`${new URL(server.url).origin}/docs`);
+    const link = page.locator('.information-container a[href="/docs/mcp"]');
+    await link.waitFor(WAIT);
+    // Swagger UI opens description links in a new tab.
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+    await opened.locator('h1', { hasText: 'MCP server' }).waitFor(WAIT);
+    expect(await opened.locator('dt code', { hasText: 'approveOrder' }).count()).to.equal(1);
+    await opened.close();
+  });
 });

@@ -1,0 +1,92 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { authorize, AuthorizationError } from '../auth/authorize.js';
+import type { Principal } from '../auth/tokens.js';
+import type { ApiRequestState } from '../http/api.js';
+import { parseBody } from '../http/body.js';
+import { errorToReply } from '../http/errors.js';
+import { sendReply, type Reply } from '../http/reply.js';
+import { ProblemError } from '../problems.js';
+import type { Services } from '../services/index.js';
+import type { McpCatalogue, McpCaller } from './server.js';
+
+const JSON_BODY = { mediaTypes: ['application/json'], isTokenEndpoint: false };
+
+function send(req: Request, res: Response, reply: Reply, state: ApiRequestState): void {
+  if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
+    reply.body = { ...(reply.body as object), instance: req.originalUrl.split('?')[0], request_id: state.requestInfo.id };
+  }
+  sendReply(res, reply);
+}
+
+const MCP_SCOPE = 'mcp';
+
+/**
+ * The caller of a request, or the 401 REST would answer, plus `scope="mcp"`: MCP clients request the scope a
+ * challenge names (else every scope the metadata lists, which a least-privileged client may not hold).
+ */
+async function authenticate(services: Services, authorization: string | undefined): Promise<Principal> {
+  let principal: Principal | null;
+  try {
+    principal = await services.tokens.authenticate(authorization);
+  } catch (error) {
+    if (error instanceof AuthorizationError) throw new AuthorizationError(error.kind, error.description, MCP_SCOPE);
+    throw error;
+  }
+  if (!principal) throw new AuthorizationError('missing', 'The MCP server requires a bearer access token.', MCP_SCOPE);
+  return principal;
+}
+
+/**
+ * Everything the HTTP layer decides before a JSON-RPC message reaches the MCP server: only POST (stateless
+ * Streamable HTTP has no stream to GET and no session to DELETE), a valid token holding `mcp`, the media types the
+ * transport speaks, and the scopes of the tool or resource a request names, so that a missing scope is an HTTP
+ * 403 with its `WWW-Authenticate` challenge as the MCP authorization specification asks (clients step up on it).
+ */
+async function admit(req: Request, services: Services, catalogue: McpCatalogue, state: ApiRequestState): Promise<{ caller: McpCaller; message: unknown }> {
+  if (req.method !== 'POST') {
+    throw new ProblemError('method-not-allowed', `${req.method} is not allowed here; the MCP server is stateless and answers POST only.`, {}, { Allow: 'POST' });
+  }
+  const principal = await authenticate(services, req.headers.authorization);
+  if (!principal.scopes.has(MCP_SCOPE)) throw new AuthorizationError('insufficient_scope', `The MCP server requires the scope "${MCP_SCOPE}".`, MCP_SCOPE);
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new ProblemError('not-acceptable', 'MCP clients must accept both application/json and text/event-stream (Streamable HTTP).');
+  }
+  const message = parseBody(req.body as Buffer | undefined, req.headers['content-type'], JSON_BODY);
+  if (message === undefined) throw new ProblemError('malformed-request', 'The request body must be a JSON-RPC message.');
+  const { ip, userAgent } = state.requestInfo;
+  const caller: McpCaller = { principal, origin: { ip, userAgent }, requestId: state.requestInfo.id, log: state.log };
+  for (const each of Array.isArray(message) ? message : [message]) {
+    const operationId = catalogue.operationOf(each);
+    if (operationId) authorize(principal, operationId, caller.origin, 'mcp');
+  }
+  return { caller, message };
+}
+
+/** `/mcp`: Model Context Protocol over stateless Streamable HTTP, a new server and transport per request. */
+export function mcpHandler(services: Services, catalogue: McpCatalogue): RequestHandler {
+  return async (req, res) => {
+    const state = (res.locals as { api: ApiRequestState }).api;
+    let admitted;
+    try {
+      admitted = await admit(req, services, catalogue, state);
+    } catch (error) {
+      send(req, res, errorToReply(error, catalogue.baseUrl, state.log), state);
+      return;
+    }
+    const server = catalogue.server(services, admitted.caller);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, admitted.message);
+    } catch (error) {
+      if (!res.headersSent) send(req, res, errorToReply(error, catalogue.baseUrl, state.log), state);
+      else state.log.error({ err: error }, 'MCP request failed after its response started');
+    }
+  };
+}

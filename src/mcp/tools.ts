@@ -1,0 +1,94 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { operationScopes } from '../../generated/operation-scopes.js';
+import { requiredScopes, type BearerOperationId } from '../auth/authorize.js';
+import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
+import { InvalidInputError } from '../services/errors.js';
+import { annotationsOf } from './annotations.js';
+import { selfContained } from './schemas.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** One tool per bearer operation of the contract: its MCP listing and how its flat arguments split back. */
+export interface ToolDefinition {
+  operationId: BearerOperationId;
+  tool: Tool;
+  /** Where each parameter goes; every other argument is a member of the JSON body. */
+  parameters: Map<string, 'path' | 'query'>;
+  body: { required: boolean } | undefined;
+}
+
+function describe(operation: ContractOperation, operationId: BearerOperationId): string {
+  const scopes = requiredScopes(operationId, 'mcp')
+    .map((set) => set.map((s) => `\`${s}\``).join(' and '))
+    .join(', or ');
+  return [operation.summary, operation.description.trim(), `Requires the scopes ${scopes}.`].filter(Boolean).join('\n\n');
+}
+
+function inputSchema(operation: ContractOperation, document: Json): Json {
+  const properties: Json = {};
+  const required: string[] = [];
+  for (const parameter of operation.parameters) {
+    properties[parameter.name] = { ...selfContained(parameter.schema, document), ...(parameter.description ? { description: parameter.description } : {}) };
+    if (parameter.required) required.push(parameter.name);
+  }
+  let additionalProperties: unknown = false;
+  if (operation.body) {
+    const body = selfContained(operation.body.schema, document);
+    if (body.type !== 'object' || !body.properties) throw new Error(`${operation.operationId}: only an object body can be flattened into tool arguments`);
+    for (const [name, member] of Object.entries(body.properties as Json)) {
+      if (name in properties) throw new Error(`${operation.operationId}: body member "${name}" collides with a parameter of that name`);
+      properties[name] = member;
+    }
+    const members = (body.required ?? []) as string[];
+    if (!operation.body.required && members.length > 0) throw new Error(`${operation.operationId}: an optional body with required members cannot be flattened`);
+    required.push(...members);
+    additionalProperties = body.additionalProperties ?? true;
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties };
+}
+
+function outputSchema(operation: ContractOperation, document: Json): Json {
+  if (!operation.success) throw new Error(`${operation.operationId}: a tool needs a JSON success response`);
+  const schema = selfContained(operation.success.schema, document);
+  if (schema.type !== 'object') throw new Error(`${operation.operationId}: MCP output schemas must be objects`);
+  return schema;
+}
+
+/** The tools of the contract: name = operationId, texts from the operation, schemas from its parameters, body and success response. */
+export function buildTools(contract: Contract): ToolDefinition[] {
+  const document = contract.document as unknown as Json;
+  return (Object.keys(operationScopes) as BearerOperationId[]).map((operationId) => {
+    const operation = contract.operation(operationId);
+    return {
+      operationId,
+      tool: {
+        name: operationId,
+        title: operation.summary,
+        description: describe(operation, operationId),
+        inputSchema: inputSchema(operation, document) as Tool['inputSchema'],
+        outputSchema: outputSchema(operation, document) as Tool['outputSchema'],
+        annotations: annotationsOf(operationId, operation.summary),
+      },
+      parameters: new Map(operation.parameters.map((p) => [p.name, p.in as 'path' | 'query'])),
+      body: operation.body ? { required: operation.body.required } : undefined,
+    };
+  });
+}
+
+/**
+ * Checks a tool's flat arguments as REST checks a request: split back into the operation's path, query and body,
+ * validated against the contract. An argument that is neither a parameter nor a body member is refused.
+ */
+export function validateArguments(contract: Contract, definition: ToolDefinition, args: Record<string, unknown>): void {
+  const input: Required<Pick<OperationInput, 'path' | 'query'>> & { body: Record<string, unknown> } = { path: {}, query: {}, body: {} };
+  for (const [name, value] of Object.entries(args)) input[definition.parameters.get(name) ?? 'body'][name] = value;
+  const unknown = definition.body ? [] : Object.keys(input.body).map((field) => ({ field, detail: 'is not a known field' }));
+  const sendBody = definition.body && (definition.body.required || Object.keys(input.body).length > 0);
+  try {
+    contract.validate(definition.operationId, { path: input.path, query: input.query, ...(sendBody ? { body: input.body } : {}) });
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new InvalidInputError([...unknown, ...error.fields]);
+    throw error;
+  }
+  if (unknown.length > 0) throw new InvalidInputError(unknown);
+}
