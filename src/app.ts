@@ -4,6 +4,8 @@ import type { Document } from 'openapi-backend';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { handlers } from '../handlers/index.js';
+import { Contract } from './contract/operations.js';
+import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
 import { problemReply, sendReply } from './http/reply.js';
@@ -52,6 +54,7 @@ export async function createApp(config: Config, services: Services, document: Do
 
   app.use(docsRouter(config.baseUrl));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
+  app.all('/graphql', graphqlHandler(services, new Contract(document), config.baseUrl));
   app.use(await createApiMiddleware(document, services, handlers, config.baseUrl));
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
