@@ -4,7 +4,9 @@ import { GraphQLError, Kind, type SelectionSetNode, type ValidationRule } from '
  * Fields may nest at most `max` levels below a root field. Written here rather than taken from graphql-depth-limit,
  * which walks a fragment again at every spread: nested spreads make that exponential, and a document of under a
  * kilobyte kept it busy for seconds. Each fragment's depth is computed once. Introspection fields (`__schema`,
- * `__type`) are exempt so standard tools can introspect; the size and cost limits still bound them.
+ * `__type`) are exempt, so standard tools can introspect (their query nests 14 levels); graphql's own
+ * MaxIntrospectionDepthRule (among its specified rules) bounds introspection's nested lists instead.
+ * Runs only on documents graphql's rules accepted: every fragment exists and none spreads itself.
  */
 export function depthRule(max: number): ValidationRule {
   return (context) => {
