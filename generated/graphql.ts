@@ -499,7 +499,10 @@ export type MonthlyContributionNeededSuggestion = {
   probability: Scalars['Float']['output'];
 };
 
-/** One suggestion of each kind; `kind` (or `__typename`) tells them apart. */
+/**
+ * One suggestion of each kind; `kind` (or `__typename`) tells them apart. `probability` may be null only in
+ * HorizonNeededSuggestion, so a selection asking several kinds for it aliases it per kind.
+ */
 export type FeasibilitySuggestion = CapitalNeededSuggestion | HorizonNeededSuggestion | TargetReachableSuggestion | MonthlyContributionNeededSuggestion;
 
 export type GoalFeasibilityResult = {
