@@ -65,6 +65,11 @@ describe('/graphql over HTTP: authentication before execution, GraphQL over HTTP
     expect((await server.api.get('/v1/kill-switch', { token })).body.engaged).to.equal(false);
   });
 
+  it('is linked from /docs', async () => {
+    const docs = await fetch(`${server.api.baseUrl}/docs`);
+    expect(await docs.text()).to.include('<a href="/graphql"><code>/graphql</code></a>');
+  });
+
   it('passes graphql-http’s audit with no MUST or SHOULD failure', async function () {
     this.timeout(60_000);
     const token = await server.token(['read']);
