@@ -288,7 +288,7 @@ export type Idea = {
   mode: IdeaMode;
   market: Scalars['String']['output'];
   rationale: Scalars['String']['output'];
-  /** At most one per instrument of the market. */
+  /** At most 50: an order split to fit the policy's max_order_notional counts each part. */
   orders: Array<Order>;
   created_at: Scalars['String']['output'];
   created_by_client_id: Scalars['String']['output'];
@@ -399,6 +399,7 @@ export type KillSwitch = {
 
 export type ReportOrderCounts = {
   __typename?: 'ReportOrderCounts';
+  created: Scalars['Int']['output'];
   proposed: Scalars['Int']['output'];
   filled: Scalars['Int']['output'];
   rejected: Scalars['Int']['output'];
@@ -417,7 +418,7 @@ export type ReportDecision = {
   decided_by_client_id?: Maybe<Scalars['String']['output']>;
   decided_at: Scalars['String']['output'];
   reason?: Maybe<Scalars['String']['output']>;
-  /** The checks that blocked the order (empty unless blocked). */
+  /** The checks that blocked the order (empty unless blocked; there are 12 checks). */
   failed_checks: Array<FailedCheck>;
 };
 
@@ -438,13 +439,14 @@ export type DailyReport = {
   policy_version?: Maybe<Scalars['Int']['output']>;
   ideas_generated: Scalars['Int']['output'];
   orders: ReportOrderCounts;
-  /** One per order decided that day. */
+  /** One per order decided that day: counted as 20, the one list whose size only the day's trading bounds. */
   decisions: Array<ReportDecision>;
   notional_traded: Scalars['Float']['output'];
   start_value: Scalars['Float']['output'];
   end_value: Scalars['Float']['output'];
   pnl: Scalars['Float']['output'];
   risk_gate_blocks: Scalars['Int']['output'];
+  /** The day's engagements and releases: counted as 2. */
   kill_switch_events: Array<KillSwitchEvent>;
   generated_at: Scalars['String']['output'];
 };
@@ -978,6 +980,7 @@ export type KillSwitchResolvers<ContextType = GraphQLContext, ParentType extends
 };
 
 export type ReportOrderCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportOrderCounts'] = ResolversParentTypes['ReportOrderCounts']> = {
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   proposed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   filled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   rejected?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
