@@ -7,6 +7,7 @@ import { errorToReply } from '../http/errors.js';
 import { sendReply } from '../http/reply.js';
 import type { Services } from '../services/index.js';
 import type { GraphQLContext } from './context.js';
+import { classifyExecutionErrors } from './errors.js';
 import { limitRules, parseWithinLimits, validateWithinLimits } from './limits.js';
 import { createGraphQLSchema } from './schema.js';
 
@@ -33,6 +34,7 @@ export function graphqlHandler(services: Services, contract: Contract, baseUrl: 
     validate: validateWithinLimits,
     validationRules: (_req, args) => limitRules(args.schema, args.document, args.variableValues, args.operationName),
     parseRequestParams: refuseBatches,
+    onOperation: (req, _args, result) => classifyExecutionErrors(result, req.context),
   });
 
   return async (req, res) => {
