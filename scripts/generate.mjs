@@ -1,9 +1,10 @@
-// Derives everything in generated/ from openapi.yaml. `--check` regenerates into a temporary folder and fails when
+// Derives everything in generated/ from openapi.yaml (and the GraphQL resolver types from schema.graphql). `--check` regenerates into a temporary folder and fails when
 // generated/ differs, so CI catches a spec edit whose derived code was not regenerated and committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateGraphQLTypes } from './graphql-codegen.mjs';
 
 const check = process.argv.includes('--check');
 const outDir = check ? mkdtempSync(join(tmpdir(), 'generated-')) : 'generated';
@@ -61,6 +62,9 @@ writeFileSync(
     `export type AnonymousOperationId = (typeof anonymousOperations)[number];\n`,
 );
 
+// Resolver types of the GraphQL contract (schema.graphql), checked for staleness like everything above.
+await generateGraphQLTypes(outDir);
+
 if (check) {
   const stale = readdirSync(outDir).filter((file) => {
     let committed = '';
@@ -76,5 +80,5 @@ if (check) {
     console.error(`generated/ is stale (${stale.join(', ')}): run \`npm run generate\` and commit the result.`);
     process.exit(1);
   }
-  console.log('generated/ is in sync with openapi.yaml');
+  console.log('generated/ is in sync with openapi.yaml and schema.graphql');
 }

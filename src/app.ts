@@ -4,6 +4,7 @@ import type { Document } from 'openapi-backend';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { handlers } from '../handlers/index.js';
+import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
 import { problemReply, sendReply } from './http/reply.js';
@@ -59,6 +60,7 @@ export async function createApp(config: Config, services: Services, document: Do
   app.get('/docs/mcp', mcpDocsPage(mcp));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
   app.all(MCP_PATH, mcpHandler(services, mcp));
+  app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl));
   app.use(await createApiMiddleware(document, services, handlers, config.baseUrl));
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {

@@ -79,7 +79,9 @@ describe('the service process on PostgreSQL', () => {
     }
   });
 
-  it('runs WEB_CONCURRENCY workers behind one port, replaces one that dies, and stops them all on SIGTERM', async () => {
+  it('runs WEB_CONCURRENCY workers behind one port, replaces one that dies, and stops them all on SIGTERM', async function () {
+    // Four process starts under tsx (primary, two workers, a replacement): on a loaded machine that alone nears 30 s.
+    this.timeout(90_000);
     const service = await startServiceProcess({ DATABASE_URL: database.url!, WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
     let log = service.output;
     service.child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));

@@ -30,7 +30,10 @@ export function sendPage(res: express.Response, title: string, body: string): vo
 const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
-<body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+<body><p id="other-interfaces" style="font:14px/1.5 system-ui,sans-serif;margin:0;padding:.6rem 1.25rem;background:#eef3fc;color:#1f2328">
+GraphQL: <a href="/graphql"><code>/graphql</code></a> answers the same operations with the same tokens and scopes (each root field names
+its operationId; send <code>Authorization: Bearer</code>, introspection included). Errors of every interface are
+<a href="/problems">problem types</a>.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 // "Try it" calls the origin the page was opened from, whatever BASE_URL says, so the page's CSP (connect-src
 // 'self') never blocks it behind a proxy or under another host name.

@@ -1,0 +1,1124 @@
+// Generated from schema.graphql by scripts/generate.mjs (graphql-codegen typescript + typescript-resolvers). Do not edit.
+import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLContext } from '../src/graphql/context.js';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /** The paper portfolio of a market: cash, holdings, market value, each price with its time. */
+  portfolio?: Maybe<Portfolio>;
+  /** The account's orders, newest first, optionally filtered. */
+  orders?: Maybe<OrderList>;
+  /** One order with its events. */
+  order?: Maybe<Order>;
+  /** The account's ideas, newest first, with their orders. */
+  ideas?: Maybe<IdeaList>;
+  /** One idea with its orders. */
+  idea?: Maybe<Idea>;
+  /** The account's policy versions, newest first. */
+  policies?: Maybe<PolicyList>;
+  /** The policy in force (its newest version). */
+  currentPolicy?: Maybe<Policy>;
+  /** One version of the account's policy. */
+  policy?: Maybe<Policy>;
+  /** The disclosure a new policy's consent must name. */
+  disclosure?: Maybe<Disclosure>;
+  /** Generated daily reports, newest date first, within an inclusive date range. */
+  dailyReports?: Maybe<DailyReportList>;
+  /** The generated daily report of a date. */
+  dailyReport?: Maybe<DailyReport>;
+  /** The broker catalogue with each broker's capabilities. */
+  brokers?: Maybe<BrokerList>;
+  /** The kill switch in force for the account. */
+  killSwitch?: Maybe<KillSwitch>;
+  /** Required growth rate, probability of reaching the target, and suggestions. */
+  goalFeasibility?: Maybe<GoalFeasibilityResult>;
+};
+
+
+export type QueryPortfolioArgs = {
+  market?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryOrdersArgs = {
+  status?: InputMaybe<OrderStatus>;
+  symbol?: InputMaybe<Scalars['String']['input']>;
+  idea_id?: InputMaybe<Scalars['ID']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryOrderArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryIdeasArgs = {
+  mode?: InputMaybe<IdeaMode>;
+  market?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryIdeaArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryPoliciesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryPolicyArgs = {
+  version: Scalars['Int']['input'];
+};
+
+
+export type QueryDailyReportsArgs = {
+  from?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryDailyReportArgs = {
+  date: Scalars['String']['input'];
+};
+
+
+export type QueryBrokersArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryGoalFeasibilityArgs = {
+  input: GoalFeasibilityRequest;
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Creates the next version of the account's policy; needs e-consent to the current disclosure. */
+  createPolicy?: Maybe<Policy>;
+  /** Asks the engine of `mode` for trades and stores them as an idea of proposed orders. */
+  generateIdeas?: Maybe<GenerateIdeasResponse>;
+  /** Approves a proposed order: kill switch, policy check and risk gate, then the paper broker. */
+  approveOrder?: Maybe<Order>;
+  /** Rejects a proposed order. */
+  rejectOrder?: Maybe<Order>;
+  /** Cancels a proposed, or submitted and unfilled, order. */
+  cancelOrder?: Maybe<Order>;
+  /** Generates or regenerates the daily report of a UTC date. */
+  generateDailyReport?: Maybe<DailyReport>;
+  /** Engages the account's kill switch; only a signed-in human releases it. */
+  engageKillSwitch?: Maybe<KillSwitch>;
+};
+
+
+export type MutationCreatePolicyArgs = {
+  input: PolicyCreateRequest;
+};
+
+
+export type MutationGenerateIdeasArgs = {
+  input: GenerateIdeasRequest;
+};
+
+
+export type MutationApproveOrderArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRejectOrderArgs = {
+  id: Scalars['ID']['input'];
+  input?: InputMaybe<RejectOrderRequest>;
+};
+
+
+export type MutationCancelOrderArgs = {
+  id: Scalars['ID']['input'];
+  input?: InputMaybe<CancelOrderRequest>;
+};
+
+
+export type MutationGenerateDailyReportArgs = {
+  input: GenerateDailyReportRequest;
+};
+
+
+export type MutationEngageKillSwitchArgs = {
+  input: EngageKillSwitchRequest;
+};
+
+export type OrderStatus =
+  | 'proposed'
+  | 'submitted'
+  | 'filled'
+  | 'rejected'
+  | 'cancelled'
+  | 'blocked'
+  | 'expired';
+
+export type OrderSide =
+  | 'buy'
+  | 'sell';
+
+export type OrderType =
+  | 'market'
+  | 'limit';
+
+export type IdeaMode =
+  | 'rebalance'
+  | 'invest_cash'
+  | 'assistant';
+
+export type BrokerStatus =
+  | 'active'
+  | 'not_configured';
+
+export type KillSwitchLevel =
+  | 'account'
+  | 'global';
+
+export type KillSwitchAction =
+  | 'engaged'
+  | 'released';
+
+export type DecisionOutcome =
+  | 'filled'
+  | 'rejected'
+  | 'cancelled'
+  | 'blocked'
+  | 'expired';
+
+export type AssumptionSource =
+  | 'market'
+  | 'request';
+
+export type FailedCheck = {
+  __typename?: 'FailedCheck';
+  check: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+};
+
+export type Portfolio = {
+  __typename?: 'Portfolio';
+  market: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  cash: Scalars['Float']['output'];
+  /** At most one per instrument of the market. */
+  holdings: Array<Holding>;
+  market_value: Scalars['Float']['output'];
+  total_value: Scalars['Float']['output'];
+  as_of: Scalars['String']['output'];
+  updated_at: Scalars['String']['output'];
+};
+
+export type Holding = {
+  __typename?: 'Holding';
+  symbol: Scalars['String']['output'];
+  quantity: Scalars['Float']['output'];
+  average_cost: Scalars['Float']['output'];
+  last_price: Scalars['Float']['output'];
+  market_value: Scalars['Float']['output'];
+  unrealized_pnl: Scalars['Float']['output'];
+  weight: Scalars['Float']['output'];
+  price_as_of: Scalars['String']['output'];
+};
+
+export type Order = {
+  __typename?: 'Order';
+  id: Scalars['ID']['output'];
+  idea_id?: Maybe<Scalars['ID']['output']>;
+  market: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  symbol: Scalars['String']['output'];
+  side: OrderSide;
+  quantity: Scalars['Float']['output'];
+  order_type: OrderType;
+  limit_price?: Maybe<Scalars['Float']['output']>;
+  notional: Scalars['Float']['output'];
+  status: OrderStatus;
+  fill_price?: Maybe<Scalars['Float']['output']>;
+  filled_quantity: Scalars['Float']['output'];
+  expires_at: Scalars['String']['output'];
+  filled_at?: Maybe<Scalars['String']['output']>;
+  /** One per transition: at most proposed, submitted and a final state. */
+  events: Array<OrderEvent>;
+  created_at: Scalars['String']['output'];
+  updated_at: Scalars['String']['output'];
+};
+
+export type OrderEvent = {
+  __typename?: 'OrderEvent';
+  from?: Maybe<OrderStatus>;
+  to: OrderStatus;
+  at: Scalars['String']['output'];
+  client_id?: Maybe<Scalars['String']['output']>;
+  reason?: Maybe<Scalars['String']['output']>;
+};
+
+export type OrderList = {
+  __typename?: 'OrderList';
+  data: Array<Order>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type Idea = {
+  __typename?: 'Idea';
+  id: Scalars['ID']['output'];
+  mode: IdeaMode;
+  market: Scalars['String']['output'];
+  rationale: Scalars['String']['output'];
+  /** At most 50: an order split to fit the policy's max_order_notional counts each part. */
+  orders: Array<Order>;
+  created_at: Scalars['String']['output'];
+  created_by_client_id: Scalars['String']['output'];
+};
+
+export type IdeaList = {
+  __typename?: 'IdeaList';
+  data: Array<Idea>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type GenerateIdeasResponse = {
+  __typename?: 'GenerateIdeasResponse';
+  /** At most one idea per request. */
+  ideas: Array<Idea>;
+  notes: Array<Scalars['String']['output']>;
+};
+
+export type Disclosure = {
+  __typename?: 'Disclosure';
+  version: Scalars['String']['output'];
+  title: Scalars['String']['output'];
+  text: Scalars['String']['output'];
+  sha256: Scalars['String']['output'];
+  effective_at: Scalars['String']['output'];
+};
+
+export type PolicyLimits = {
+  __typename?: 'PolicyLimits';
+  max_order_notional: Scalars['Float']['output'];
+  max_position_weight: Scalars['Float']['output'];
+  max_daily_notional: Scalars['Float']['output'];
+  max_daily_loss: Scalars['Float']['output'];
+  allowed_markets: Array<Scalars['String']['output']>;
+  allowed_symbols?: Maybe<Array<Scalars['String']['output']>>;
+  blocked_symbols?: Maybe<Array<Scalars['String']['output']>>;
+};
+
+export type TargetAllocationEntry = {
+  __typename?: 'TargetAllocationEntry';
+  symbol: Scalars['String']['output'];
+  weight: Scalars['Float']['output'];
+};
+
+export type ConsentRecord = {
+  __typename?: 'ConsentRecord';
+  disclosure_version: Scalars['String']['output'];
+  disclosure_sha256: Scalars['String']['output'];
+  accepted: Scalars['Boolean']['output'];
+  signer_name: Scalars['String']['output'];
+  accepted_at: Scalars['String']['output'];
+  client_id: Scalars['String']['output'];
+  ip: Scalars['String']['output'];
+  user_agent?: Maybe<Scalars['String']['output']>;
+};
+
+export type Policy = {
+  __typename?: 'Policy';
+  version: Scalars['Int']['output'];
+  created_at: Scalars['String']['output'];
+  created_by_client_id: Scalars['String']['output'];
+  limits: PolicyLimits;
+  /** At most 100 entries (the request's bound). */
+  target_allocation: Array<TargetAllocationEntry>;
+  rebalance_band: Scalars['Float']['output'];
+  consent: ConsentRecord;
+};
+
+export type PolicyList = {
+  __typename?: 'PolicyList';
+  data: Array<Policy>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type BrokerCapabilities = {
+  __typename?: 'BrokerCapabilities';
+  order_types: Array<Scalars['String']['output']>;
+  fractional_shares: Scalars['Boolean']['output'];
+  short_selling: Scalars['Boolean']['output'];
+  asset_classes: Array<Scalars['String']['output']>;
+  paper: Scalars['Boolean']['output'];
+  live: Scalars['Boolean']['output'];
+};
+
+export type Broker = {
+  __typename?: 'Broker';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  status: BrokerStatus;
+  markets: Array<Scalars['String']['output']>;
+  capabilities: BrokerCapabilities;
+};
+
+export type BrokerList = {
+  __typename?: 'BrokerList';
+  data: Array<Broker>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type KillSwitch = {
+  __typename?: 'KillSwitch';
+  engaged: Scalars['Boolean']['output'];
+  reason?: Maybe<Scalars['String']['output']>;
+  engaged_at?: Maybe<Scalars['String']['output']>;
+  engaged_by?: Maybe<Scalars['String']['output']>;
+  level?: Maybe<KillSwitchLevel>;
+};
+
+export type ReportOrderCounts = {
+  __typename?: 'ReportOrderCounts';
+  created: Scalars['Int']['output'];
+  proposed: Scalars['Int']['output'];
+  filled: Scalars['Int']['output'];
+  rejected: Scalars['Int']['output'];
+  cancelled: Scalars['Int']['output'];
+  blocked: Scalars['Int']['output'];
+  expired: Scalars['Int']['output'];
+};
+
+export type ReportDecision = {
+  __typename?: 'ReportDecision';
+  order_id: Scalars['ID']['output'];
+  symbol: Scalars['String']['output'];
+  side: OrderSide;
+  quantity: Scalars['Float']['output'];
+  outcome: DecisionOutcome;
+  decided_by_client_id?: Maybe<Scalars['String']['output']>;
+  decided_at: Scalars['String']['output'];
+  reason?: Maybe<Scalars['String']['output']>;
+  /** The checks that blocked the order (empty unless blocked; there are 12 checks). */
+  failed_checks: Array<FailedCheck>;
+};
+
+export type KillSwitchEvent = {
+  __typename?: 'KillSwitchEvent';
+  action: KillSwitchAction;
+  level: KillSwitchLevel;
+  at: Scalars['String']['output'];
+  by?: Maybe<Scalars['String']['output']>;
+  reason?: Maybe<Scalars['String']['output']>;
+};
+
+export type DailyReport = {
+  __typename?: 'DailyReport';
+  id: Scalars['ID']['output'];
+  date: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  policy_version?: Maybe<Scalars['Int']['output']>;
+  ideas_generated: Scalars['Int']['output'];
+  orders: ReportOrderCounts;
+  /** One per order decided that day: counted as 20, the one list whose size only the day's trading bounds. */
+  decisions: Array<ReportDecision>;
+  notional_traded: Scalars['Float']['output'];
+  start_value: Scalars['Float']['output'];
+  end_value: Scalars['Float']['output'];
+  pnl: Scalars['Float']['output'];
+  risk_gate_blocks: Scalars['Int']['output'];
+  /** The day's engagements and releases: counted as 2. */
+  kill_switch_events: Array<KillSwitchEvent>;
+  generated_at: Scalars['String']['output'];
+};
+
+export type DailyReportList = {
+  __typename?: 'DailyReportList';
+  data: Array<DailyReport>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type FeasibilityAssumptions = {
+  __typename?: 'FeasibilityAssumptions';
+  market: Scalars['String']['output'];
+  expected_return: Scalars['Float']['output'];
+  volatility: Scalars['Float']['output'];
+  /** Always `lognormal`. */
+  model: Scalars['String']['output'];
+  source: AssumptionSource;
+  reference: Scalars['String']['output'];
+};
+
+export type CapitalNeededSuggestion = {
+  __typename?: 'CapitalNeededSuggestion';
+  /** Always `capital_needed`. */
+  kind: Scalars['String']['output'];
+  capital: Scalars['Float']['output'];
+  probability: Scalars['Float']['output'];
+};
+
+export type HorizonNeededSuggestion = {
+  __typename?: 'HorizonNeededSuggestion';
+  /** Always `horizon_needed`. */
+  kind: Scalars['String']['output'];
+  attainable: Scalars['Boolean']['output'];
+  horizon_years?: Maybe<Scalars['Float']['output']>;
+  probability?: Maybe<Scalars['Float']['output']>;
+};
+
+export type TargetReachableSuggestion = {
+  __typename?: 'TargetReachableSuggestion';
+  /** Always `target_reachable`. */
+  kind: Scalars['String']['output'];
+  target: Scalars['Float']['output'];
+  probability: Scalars['Float']['output'];
+};
+
+export type MonthlyContributionNeededSuggestion = {
+  __typename?: 'MonthlyContributionNeededSuggestion';
+  /** Always `monthly_contribution_needed`. */
+  kind: Scalars['String']['output'];
+  monthly_contribution: Scalars['Float']['output'];
+  probability: Scalars['Float']['output'];
+};
+
+/**
+ * One suggestion of each kind; `kind` (or `__typename`) tells them apart. `probability` may be null only in
+ * HorizonNeededSuggestion, so a selection asking several kinds for it aliases it per kind.
+ */
+export type FeasibilitySuggestion = CapitalNeededSuggestion | HorizonNeededSuggestion | TargetReachableSuggestion | MonthlyContributionNeededSuggestion;
+
+export type GoalFeasibilityResult = {
+  __typename?: 'GoalFeasibilityResult';
+  required_growth_rate?: Maybe<Scalars['Float']['output']>;
+  probability: Scalars['Float']['output'];
+  currency: Scalars['String']['output'];
+  confidence: Scalars['Float']['output'];
+  assumptions: FeasibilityAssumptions;
+  /** One suggestion of each kind. */
+  suggestions: Array<FeasibilitySuggestion>;
+};
+
+export type FeasibilityAssumptionsOverride = {
+  expected_return: Scalars['Float']['input'];
+  volatility: Scalars['Float']['input'];
+};
+
+export type GoalFeasibilityRequest = {
+  capital: Scalars['Float']['input'];
+  target: Scalars['Float']['input'];
+  horizon_years: Scalars['Float']['input'];
+  market: Scalars['String']['input'];
+  monthly_contribution?: InputMaybe<Scalars['Float']['input']>;
+  confidence?: InputMaybe<Scalars['Float']['input']>;
+  assumptions?: InputMaybe<FeasibilityAssumptionsOverride>;
+};
+
+export type PolicyLimitsInput = {
+  max_order_notional: Scalars['Float']['input'];
+  max_position_weight: Scalars['Float']['input'];
+  max_daily_notional: Scalars['Float']['input'];
+  max_daily_loss: Scalars['Float']['input'];
+  allowed_markets: Array<Scalars['String']['input']>;
+  allowed_symbols?: InputMaybe<Array<Scalars['String']['input']>>;
+  blocked_symbols?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type TargetAllocationEntryInput = {
+  symbol: Scalars['String']['input'];
+  weight: Scalars['Float']['input'];
+};
+
+export type PolicyConsent = {
+  disclosure_version: Scalars['String']['input'];
+  accepted: Scalars['Boolean']['input'];
+  signer_name: Scalars['String']['input'];
+};
+
+export type PolicyCreateRequest = {
+  limits: PolicyLimitsInput;
+  target_allocation: Array<TargetAllocationEntryInput>;
+  rebalance_band?: InputMaybe<Scalars['Float']['input']>;
+  /** Leaving it out is refused with `CONSENT_REQUIRED`, as in REST. */
+  consent?: InputMaybe<PolicyConsent>;
+};
+
+export type GenerateIdeasRequest = {
+  mode: IdeaMode;
+  market: Scalars['String']['input'];
+  instructions?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type RejectOrderRequest = {
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CancelOrderRequest = {
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type GenerateDailyReportRequest = {
+  date: Scalars['String']['input'];
+};
+
+export type EngageKillSwitchRequest = {
+  reason: Scalars['String']['input'];
+};
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+/** Mapping of union types */
+export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = {
+  FeasibilitySuggestion:
+    | ( CapitalNeededSuggestion )
+    | ( HorizonNeededSuggestion )
+    | ( TargetReachableSuggestion )
+    | ( MonthlyContributionNeededSuggestion )
+  ;
+};
+
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OrderStatus: OrderStatus;
+  OrderSide: OrderSide;
+  OrderType: OrderType;
+  IdeaMode: IdeaMode;
+  BrokerStatus: BrokerStatus;
+  KillSwitchLevel: KillSwitchLevel;
+  KillSwitchAction: KillSwitchAction;
+  DecisionOutcome: DecisionOutcome;
+  AssumptionSource: AssumptionSource;
+  FailedCheck: ResolverTypeWrapper<FailedCheck>;
+  Portfolio: ResolverTypeWrapper<Portfolio>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Holding: ResolverTypeWrapper<Holding>;
+  Order: ResolverTypeWrapper<Order>;
+  OrderEvent: ResolverTypeWrapper<OrderEvent>;
+  OrderList: ResolverTypeWrapper<OrderList>;
+  Idea: ResolverTypeWrapper<Idea>;
+  IdeaList: ResolverTypeWrapper<IdeaList>;
+  GenerateIdeasResponse: ResolverTypeWrapper<GenerateIdeasResponse>;
+  Disclosure: ResolverTypeWrapper<Disclosure>;
+  PolicyLimits: ResolverTypeWrapper<PolicyLimits>;
+  TargetAllocationEntry: ResolverTypeWrapper<TargetAllocationEntry>;
+  ConsentRecord: ResolverTypeWrapper<ConsentRecord>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Policy: ResolverTypeWrapper<Policy>;
+  PolicyList: ResolverTypeWrapper<PolicyList>;
+  BrokerCapabilities: ResolverTypeWrapper<BrokerCapabilities>;
+  Broker: ResolverTypeWrapper<Broker>;
+  BrokerList: ResolverTypeWrapper<BrokerList>;
+  KillSwitch: ResolverTypeWrapper<KillSwitch>;
+  ReportOrderCounts: ResolverTypeWrapper<ReportOrderCounts>;
+  ReportDecision: ResolverTypeWrapper<ReportDecision>;
+  KillSwitchEvent: ResolverTypeWrapper<KillSwitchEvent>;
+  DailyReport: ResolverTypeWrapper<DailyReport>;
+  DailyReportList: ResolverTypeWrapper<DailyReportList>;
+  FeasibilityAssumptions: ResolverTypeWrapper<FeasibilityAssumptions>;
+  CapitalNeededSuggestion: ResolverTypeWrapper<CapitalNeededSuggestion>;
+  HorizonNeededSuggestion: ResolverTypeWrapper<HorizonNeededSuggestion>;
+  TargetReachableSuggestion: ResolverTypeWrapper<TargetReachableSuggestion>;
+  MonthlyContributionNeededSuggestion: ResolverTypeWrapper<MonthlyContributionNeededSuggestion>;
+  FeasibilitySuggestion: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['FeasibilitySuggestion']>;
+  GoalFeasibilityResult: ResolverTypeWrapper<Omit<GoalFeasibilityResult, 'suggestions'> & { suggestions: Array<ResolversTypes['FeasibilitySuggestion']> }>;
+  FeasibilityAssumptionsOverride: FeasibilityAssumptionsOverride;
+  GoalFeasibilityRequest: GoalFeasibilityRequest;
+  PolicyLimitsInput: PolicyLimitsInput;
+  TargetAllocationEntryInput: TargetAllocationEntryInput;
+  PolicyConsent: PolicyConsent;
+  PolicyCreateRequest: PolicyCreateRequest;
+  GenerateIdeasRequest: GenerateIdeasRequest;
+  RejectOrderRequest: RejectOrderRequest;
+  CancelOrderRequest: CancelOrderRequest;
+  GenerateDailyReportRequest: GenerateDailyReportRequest;
+  EngageKillSwitchRequest: EngageKillSwitchRequest;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  Query: Record<PropertyKey, never>;
+  String: Scalars['String']['output'];
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  Mutation: Record<PropertyKey, never>;
+  FailedCheck: FailedCheck;
+  Portfolio: Portfolio;
+  Float: Scalars['Float']['output'];
+  Holding: Holding;
+  Order: Order;
+  OrderEvent: OrderEvent;
+  OrderList: OrderList;
+  Idea: Idea;
+  IdeaList: IdeaList;
+  GenerateIdeasResponse: GenerateIdeasResponse;
+  Disclosure: Disclosure;
+  PolicyLimits: PolicyLimits;
+  TargetAllocationEntry: TargetAllocationEntry;
+  ConsentRecord: ConsentRecord;
+  Boolean: Scalars['Boolean']['output'];
+  Policy: Policy;
+  PolicyList: PolicyList;
+  BrokerCapabilities: BrokerCapabilities;
+  Broker: Broker;
+  BrokerList: BrokerList;
+  KillSwitch: KillSwitch;
+  ReportOrderCounts: ReportOrderCounts;
+  ReportDecision: ReportDecision;
+  KillSwitchEvent: KillSwitchEvent;
+  DailyReport: DailyReport;
+  DailyReportList: DailyReportList;
+  FeasibilityAssumptions: FeasibilityAssumptions;
+  CapitalNeededSuggestion: CapitalNeededSuggestion;
+  HorizonNeededSuggestion: HorizonNeededSuggestion;
+  TargetReachableSuggestion: TargetReachableSuggestion;
+  MonthlyContributionNeededSuggestion: MonthlyContributionNeededSuggestion;
+  FeasibilitySuggestion: ResolversUnionTypes<ResolversParentTypes>['FeasibilitySuggestion'];
+  GoalFeasibilityResult: Omit<GoalFeasibilityResult, 'suggestions'> & { suggestions: Array<ResolversParentTypes['FeasibilitySuggestion']> };
+  FeasibilityAssumptionsOverride: FeasibilityAssumptionsOverride;
+  GoalFeasibilityRequest: GoalFeasibilityRequest;
+  PolicyLimitsInput: PolicyLimitsInput;
+  TargetAllocationEntryInput: TargetAllocationEntryInput;
+  PolicyConsent: PolicyConsent;
+  PolicyCreateRequest: PolicyCreateRequest;
+  GenerateIdeasRequest: GenerateIdeasRequest;
+  RejectOrderRequest: RejectOrderRequest;
+  CancelOrderRequest: CancelOrderRequest;
+  GenerateDailyReportRequest: GenerateDailyReportRequest;
+  EngageKillSwitchRequest: EngageKillSwitchRequest;
+};
+
+export type OperationDirectiveArgs = {
+  id: Scalars['String']['input'];
+};
+
+export type OperationDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = OperationDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type ListSizeDirectiveArgs = {
+  assumedSize?: Maybe<Scalars['Int']['input']>;
+  slicingArgument?: Maybe<Scalars['String']['input']>;
+};
+
+export type ListSizeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  portfolio?: Resolver<Maybe<ResolversTypes['Portfolio']>, ParentType, ContextType, RequireFields<QueryPortfolioArgs, 'market'>>;
+  orders?: Resolver<Maybe<ResolversTypes['OrderList']>, ParentType, ContextType, RequireFields<QueryOrdersArgs, 'limit'>>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
+  ideas?: Resolver<Maybe<ResolversTypes['IdeaList']>, ParentType, ContextType, RequireFields<QueryIdeasArgs, 'limit'>>;
+  idea?: Resolver<Maybe<ResolversTypes['Idea']>, ParentType, ContextType, RequireFields<QueryIdeaArgs, 'id'>>;
+  policies?: Resolver<Maybe<ResolversTypes['PolicyList']>, ParentType, ContextType, RequireFields<QueryPoliciesArgs, 'limit'>>;
+  currentPolicy?: Resolver<Maybe<ResolversTypes['Policy']>, ParentType, ContextType>;
+  policy?: Resolver<Maybe<ResolversTypes['Policy']>, ParentType, ContextType, RequireFields<QueryPolicyArgs, 'version'>>;
+  disclosure?: Resolver<Maybe<ResolversTypes['Disclosure']>, ParentType, ContextType>;
+  dailyReports?: Resolver<Maybe<ResolversTypes['DailyReportList']>, ParentType, ContextType, RequireFields<QueryDailyReportsArgs, 'limit'>>;
+  dailyReport?: Resolver<Maybe<ResolversTypes['DailyReport']>, ParentType, ContextType, RequireFields<QueryDailyReportArgs, 'date'>>;
+  brokers?: Resolver<Maybe<ResolversTypes['BrokerList']>, ParentType, ContextType, RequireFields<QueryBrokersArgs, 'limit'>>;
+  killSwitch?: Resolver<Maybe<ResolversTypes['KillSwitch']>, ParentType, ContextType>;
+  goalFeasibility?: Resolver<Maybe<ResolversTypes['GoalFeasibilityResult']>, ParentType, ContextType, RequireFields<QueryGoalFeasibilityArgs, 'input'>>;
+};
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createPolicy?: Resolver<Maybe<ResolversTypes['Policy']>, ParentType, ContextType, RequireFields<MutationCreatePolicyArgs, 'input'>>;
+  generateIdeas?: Resolver<Maybe<ResolversTypes['GenerateIdeasResponse']>, ParentType, ContextType, RequireFields<MutationGenerateIdeasArgs, 'input'>>;
+  approveOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationApproveOrderArgs, 'id'>>;
+  rejectOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationRejectOrderArgs, 'id'>>;
+  cancelOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
+  generateDailyReport?: Resolver<Maybe<ResolversTypes['DailyReport']>, ParentType, ContextType, RequireFields<MutationGenerateDailyReportArgs, 'input'>>;
+  engageKillSwitch?: Resolver<Maybe<ResolversTypes['KillSwitch']>, ParentType, ContextType, RequireFields<MutationEngageKillSwitchArgs, 'input'>>;
+};
+
+export type FailedCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailedCheck'] = ResolversParentTypes['FailedCheck']> = {
+  check?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type PortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Portfolio'] = ResolversParentTypes['Portfolio']> = {
+  market?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cash?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  holdings?: Resolver<Array<ResolversTypes['Holding']>, ParentType, ContextType>;
+  market_value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  total_value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  as_of?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type HoldingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Holding'] = ResolversParentTypes['Holding']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  average_cost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  last_price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  market_value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  unrealized_pnl?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  weight?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  price_as_of?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  idea_id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  market?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  side?: Resolver<ResolversTypes['OrderSide'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  order_type?: Resolver<ResolversTypes['OrderType'], ParentType, ContextType>;
+  limit_price?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
+  fill_price?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  filled_quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  filled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = {
+  from?: Resolver<Maybe<ResolversTypes['OrderStatus']>, ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderList'] = ResolversParentTypes['OrderList']> = {
+  data?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type IdeaResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Idea'] = ResolversParentTypes['Idea']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['IdeaMode'], ParentType, ContextType>;
+  market?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rationale?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orders?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  created_by_client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type IdeaListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdeaList'] = ResolversParentTypes['IdeaList']> = {
+  data?: Resolver<Array<ResolversTypes['Idea']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type GenerateIdeasResponseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GenerateIdeasResponse'] = ResolversParentTypes['GenerateIdeasResponse']> = {
+  ideas?: Resolver<Array<ResolversTypes['Idea']>, ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type DisclosureResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Disclosure'] = ResolversParentTypes['Disclosure']> = {
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  effective_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type PolicyLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PolicyLimits'] = ResolversParentTypes['PolicyLimits']> = {
+  max_order_notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  max_position_weight?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  max_daily_notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  max_daily_loss?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  allowed_markets?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  allowed_symbols?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  blocked_symbols?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+};
+
+export type TargetAllocationEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TargetAllocationEntry'] = ResolversParentTypes['TargetAllocationEntry']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  weight?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ConsentRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConsentRecord'] = ResolversParentTypes['ConsentRecord']> = {
+  disclosure_version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  disclosure_sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accepted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  signer_name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accepted_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ip?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user_agent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Policy'] = ResolversParentTypes['Policy']> = {
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  created_by_client_id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  limits?: Resolver<ResolversTypes['PolicyLimits'], ParentType, ContextType>;
+  target_allocation?: Resolver<Array<ResolversTypes['TargetAllocationEntry']>, ParentType, ContextType>;
+  rebalance_band?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  consent?: Resolver<ResolversTypes['ConsentRecord'], ParentType, ContextType>;
+};
+
+export type PolicyListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PolicyList'] = ResolversParentTypes['PolicyList']> = {
+  data?: Resolver<Array<ResolversTypes['Policy']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type BrokerCapabilitiesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BrokerCapabilities'] = ResolversParentTypes['BrokerCapabilities']> = {
+  order_types?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  fractional_shares?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  short_selling?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  asset_classes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  paper?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  live?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type BrokerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Broker'] = ResolversParentTypes['Broker']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['BrokerStatus'], ParentType, ContextType>;
+  markets?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  capabilities?: Resolver<ResolversTypes['BrokerCapabilities'], ParentType, ContextType>;
+};
+
+export type BrokerListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BrokerList'] = ResolversParentTypes['BrokerList']> = {
+  data?: Resolver<Array<ResolversTypes['Broker']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type KillSwitchResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KillSwitch'] = ResolversParentTypes['KillSwitch']> = {
+  engaged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  engaged_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  engaged_by?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  level?: Resolver<Maybe<ResolversTypes['KillSwitchLevel']>, ParentType, ContextType>;
+};
+
+export type ReportOrderCountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportOrderCounts'] = ResolversParentTypes['ReportOrderCounts']> = {
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  proposed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  filled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rejected?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  cancelled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  blocked?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expired?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ReportDecisionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportDecision'] = ResolversParentTypes['ReportDecision']> = {
+  order_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  side?: Resolver<ResolversTypes['OrderSide'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['DecisionOutcome'], ParentType, ContextType>;
+  decided_by_client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  decided_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failed_checks?: Resolver<Array<ResolversTypes['FailedCheck']>, ParentType, ContextType>;
+};
+
+export type KillSwitchEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KillSwitchEvent'] = ResolversParentTypes['KillSwitchEvent']> = {
+  action?: Resolver<ResolversTypes['KillSwitchAction'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['KillSwitchLevel'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  by?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type DailyReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DailyReport'] = ResolversParentTypes['DailyReport']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  policy_version?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  ideas_generated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  orders?: Resolver<ResolversTypes['ReportOrderCounts'], ParentType, ContextType>;
+  decisions?: Resolver<Array<ResolversTypes['ReportDecision']>, ParentType, ContextType>;
+  notional_traded?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  start_value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  end_value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  pnl?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  risk_gate_blocks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  kill_switch_events?: Resolver<Array<ResolversTypes['KillSwitchEvent']>, ParentType, ContextType>;
+  generated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type DailyReportListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DailyReportList'] = ResolversParentTypes['DailyReportList']> = {
+  data?: Resolver<Array<ResolversTypes['DailyReport']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FeasibilityAssumptionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeasibilityAssumptions'] = ResolversParentTypes['FeasibilityAssumptions']> = {
+  market?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expected_return?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  volatility?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['AssumptionSource'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CapitalNeededSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CapitalNeededSuggestion'] = ResolversParentTypes['CapitalNeededSuggestion']> = {
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  capital?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type HorizonNeededSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HorizonNeededSuggestion'] = ResolversParentTypes['HorizonNeededSuggestion']> = {
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attainable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  horizon_years?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  probability?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type TargetReachableSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TargetReachableSuggestion'] = ResolversParentTypes['TargetReachableSuggestion']> = {
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type MonthlyContributionNeededSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MonthlyContributionNeededSuggestion'] = ResolversParentTypes['MonthlyContributionNeededSuggestion']> = {
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  monthly_contribution?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type FeasibilitySuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeasibilitySuggestion'] = ResolversParentTypes['FeasibilitySuggestion']> = {
+  __resolveType: TypeResolveFn<'CapitalNeededSuggestion' | 'HorizonNeededSuggestion' | 'TargetReachableSuggestion' | 'MonthlyContributionNeededSuggestion', ParentType, ContextType>;
+};
+
+export type GoalFeasibilityResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalFeasibilityResult'] = ResolversParentTypes['GoalFeasibilityResult']> = {
+  required_growth_rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  assumptions?: Resolver<ResolversTypes['FeasibilityAssumptions'], ParentType, ContextType>;
+  suggestions?: Resolver<Array<ResolversTypes['FeasibilitySuggestion']>, ParentType, ContextType>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  Query?: QueryResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
+  FailedCheck?: FailedCheckResolvers<ContextType>;
+  Portfolio?: PortfolioResolvers<ContextType>;
+  Holding?: HoldingResolvers<ContextType>;
+  Order?: OrderResolvers<ContextType>;
+  OrderEvent?: OrderEventResolvers<ContextType>;
+  OrderList?: OrderListResolvers<ContextType>;
+  Idea?: IdeaResolvers<ContextType>;
+  IdeaList?: IdeaListResolvers<ContextType>;
+  GenerateIdeasResponse?: GenerateIdeasResponseResolvers<ContextType>;
+  Disclosure?: DisclosureResolvers<ContextType>;
+  PolicyLimits?: PolicyLimitsResolvers<ContextType>;
+  TargetAllocationEntry?: TargetAllocationEntryResolvers<ContextType>;
+  ConsentRecord?: ConsentRecordResolvers<ContextType>;
+  Policy?: PolicyResolvers<ContextType>;
+  PolicyList?: PolicyListResolvers<ContextType>;
+  BrokerCapabilities?: BrokerCapabilitiesResolvers<ContextType>;
+  Broker?: BrokerResolvers<ContextType>;
+  BrokerList?: BrokerListResolvers<ContextType>;
+  KillSwitch?: KillSwitchResolvers<ContextType>;
+  ReportOrderCounts?: ReportOrderCountsResolvers<ContextType>;
+  ReportDecision?: ReportDecisionResolvers<ContextType>;
+  KillSwitchEvent?: KillSwitchEventResolvers<ContextType>;
+  DailyReport?: DailyReportResolvers<ContextType>;
+  DailyReportList?: DailyReportListResolvers<ContextType>;
+  FeasibilityAssumptions?: FeasibilityAssumptionsResolvers<ContextType>;
+  CapitalNeededSuggestion?: CapitalNeededSuggestionResolvers<ContextType>;
+  HorizonNeededSuggestion?: HorizonNeededSuggestionResolvers<ContextType>;
+  TargetReachableSuggestion?: TargetReachableSuggestionResolvers<ContextType>;
+  MonthlyContributionNeededSuggestion?: MonthlyContributionNeededSuggestionResolvers<ContextType>;
+  FeasibilitySuggestion?: FeasibilitySuggestionResolvers<ContextType>;
+  GoalFeasibilityResult?: GoalFeasibilityResultResolvers<ContextType>;
+};
+
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  operation?: OperationDirectiveResolver<any, any, ContextType>;
+  listSize?: ListSizeDirectiveResolver<any, any, ContextType>;
+};

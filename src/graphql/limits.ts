@@ -1,0 +1,46 @@
+import { GraphQLError, Kind, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { costRule, type CostModel } from './cost.js';
+import { depthRule } from './depth.js';
+
+/** The abuse limits of /graphql; schema.graphql and the README state the same numbers (a test holds them together). */
+export const LIMITS = {
+  maxDocumentLength: 8192,
+  maxDepth: 6,
+  maxCost: 10_000,
+  rootFieldCost: 100,
+  maxPageSize: 100,
+} as const satisfies CostModel & Record<string, number>;
+
+/** graphql's parse, refusing a document longer than the limit before reading it. */
+export function parseWithinLimits(source: Parameters<typeof parse>[0], options?: Parameters<typeof parse>[1]): DocumentNode {
+  const length = typeof source === 'string' ? source.length : source.body.length;
+  if (length > LIMITS.maxDocumentLength) {
+    throw new GraphQLError(`The document has ${length} characters; at most ${LIMITS.maxDocumentLength} are allowed.`, {
+      extensions: { code: 'QUERY_TOO_LARGE', limit: LIMITS.maxDocumentLength, actual: length },
+    });
+  }
+  return parse(source, options);
+}
+
+/** The depth and cost rules for one request (the cost depends on its variables: a `limit` may be one). */
+export function limitRules(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | null | undefined, operationName: string | null | undefined): ValidationRule[] {
+  const named = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName);
+  // Without a matching name every operation is counted (more than runs: the execution refuses the request anyway).
+  return [depthRule(LIMITS.maxDepth), costRule(schema, LIMITS, variables ?? undefined, named ? operationName! : undefined)];
+}
+
+/**
+ * graphql's validation, then the limit rules, only on documents it accepted: they walk fragments, which must
+ * exist and be free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as
+ * fragments spread in fragments could otherwise multiply the work; that is refused as too costly too.
+ */
+export function validateWithinLimits(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[] = []): readonly GraphQLError[] {
+  const errors = validate(schema, document);
+  if (errors.length > 0) return errors;
+  try {
+    return validate(schema, document, rules);
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error;
+    return [new GraphQLError(`The operation is too large to cost: ${error.message}`, { extensions: { code: 'QUERY_TOO_COSTLY', limit: LIMITS.maxCost } })];
+  }
+}
