@@ -173,6 +173,7 @@ export interface paths {
          *     Find a non-negative decimal integer `nonce` such that SHA-256 over the UTF-8 bytes of
          *     `challenge + ":" + nonce` has at least `difficulty` leading zero bits, then send
          *     `X-IAS-Challenge: <challenge>:<nonce>` before `expires_at`. Each solution is accepted once.
+         *     The difficulty rises for an address whose recent solutions or logins failed.
          */
         get: operations["getChallenge"];
         put?: never;
@@ -1034,14 +1035,19 @@ export interface components {
             algorithm: "SHA-256";
             /**
              * @description Opaque, server-signed challenge string (salt, difficulty and expiry under an HMAC).
-             * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl
+             * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ
              */
             challenge: string;
             /**
              * @description Required number of leading zero bits of SHA-256(`challenge:nonce`).
-             * @example 16
+             * @example 14
              */
             difficulty: number;
+            /**
+             * @description The write this challenge serves (`any` when none was asked for).
+             * @enum {string}
+             */
+            purpose: "signup" | "login" | "contact" | "any";
             /**
              * Format: date-time
              * @description The solution must arrive before this time.
@@ -2255,6 +2261,26 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A rate limit was exceeded, or logins for this email address or client address are locked after repeated failures. */
+        LoginTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/login-locked",
+                 *       "title": "Too many failed logins",
+                 *       "status": 429,
+                 *       "detail": "Logins for this email address failed too often; try again in 60 seconds."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description An unexpected server error. */
         InternalError: {
             headers: {
@@ -2390,7 +2416,7 @@ export interface components {
          *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
          *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
          *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-         * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+         * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
          */
         ChallengeSolution: string;
         /**
@@ -2583,6 +2609,7 @@ export type ResponseApproveUnprocessable = components['responses']['ApproveUnpro
 export type ResponseReportDateOutOfRange = components['responses']['ReportDateOutOfRange'];
 export type ResponseGenerateReportUnprocessable = components['responses']['GenerateReportUnprocessable'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseLoginTooManyRequests = components['responses']['LoginTooManyRequests'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseAssistantFailed = components['responses']['AssistantFailed'];
@@ -2856,7 +2883,10 @@ export interface operations {
     };
     getChallenge: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The write the solution is for; absent, the challenge serves any of them. */
+                purpose?: "signup" | "login" | "contact";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2875,6 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Challenge"];
                 };
             };
+            400: components["responses"]["InvalidParameters"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2901,7 +2932,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };
@@ -2958,7 +2989,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };
@@ -2992,7 +3023,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["LoginTooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3017,7 +3048,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };

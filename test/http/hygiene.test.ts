@@ -85,18 +85,6 @@ describe('request hygiene and problem details', () => {
     expect(response.headers.has('x-powered-by')).to.equal(false);
   });
 
-  it('answers 501 not-implemented, honestly, for the operations the README lists as not yet available', async () => {
-    const pending: [string, Record<string, string>][] = [
-      ['/v1/signup', { email: 'a@example.com', password: 'correct horse battery', name: 'A' }],
-      ['/v1/login', { email: 'a@example.com', password: 'correct horse battery' }],
-      ['/v1/contact', { email: 'a@example.com', name: 'A', message: 'hello' }],
-    ];
-    for (const [path, json] of pending) {
-      expectProblem(await server.api.post(path, { json, headers: { 'x-ias-challenge': 'x:1' } }), 501, 'not-implemented');
-    }
-    expectProblem(await server.api.get('/v1/challenge'), 501, 'not-implemented');
-  });
-
   it('documents every problem type at its type URI', async () => {
     const problem = await server.api.get('/v1/nothing');
     const page = await fetch(problem.body.type);
