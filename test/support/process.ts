@@ -33,10 +33,11 @@ export interface ServiceProcess {
 export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ias-process-'));
   const port = await freePort();
+  const dashboardPort = await freePort();
   // node itself with tsx as a loader: one process, so killing it stops the server (the tsx wrapper would leave
   // its child running, holding the test runner's output open).
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--demo'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DASHBOARD_PORT: String(dashboardPort), DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = await waitForOutput(child, /"msg":"serving"/);
