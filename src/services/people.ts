@@ -9,6 +9,7 @@ import type { ServiceContext } from './context.js';
 import { invalidField } from './errors.js';
 import type { FailureCounters } from './failures.js';
 import type { SessionService } from './sessions.js';
+import type { Queryable } from './store.js';
 
 type SignupRequest = components['schemas']['SignupRequest'];
 type LoginRequest = components['schemas']['LoginRequest'];
@@ -91,10 +92,9 @@ export class PeopleService {
     return { id, received_at: receivedAt.toISOString() };
   }
 
-  /** Every contact message, newest first (for operators: the CLI). */
-  async contactMessages(): Promise<ContactMessage[]> {
-    const rows = await this.ctx.store.db.selectFrom('contact_messages').selectAll().orderBy('received_at', 'desc').orderBy('id', 'desc').execute();
-    return rows.map((r) => ({ id: r.id, received_at: new Date(r.received_at).toISOString(), email: r.email, name: r.name, message: r.message, ip: r.ip, user_agent: r.user_agent }));
+  /** Every contact message, newest first (for operators). */
+  contactMessages(): Promise<ContactMessage[]> {
+    return contactMessages(this.ctx.store.db);
   }
 
   /**
@@ -115,11 +115,22 @@ export class PeopleService {
     return row.id;
   }
 
+  async hasPassword(rawEmail: string): Promise<boolean> {
+    const account = await this.ctx.store.db.selectFrom('accounts').select('password_hash').where('email', '=', normalizeEmail(rawEmail)).executeTakeFirst();
+    return Boolean(account?.password_hash);
+  }
+
   /** Whether `password` is the account's current password (the demo seed checks its saved copy with this). */
   async passwordMatches(rawEmail: string, password: string): Promise<boolean> {
     const account = await this.ctx.store.db.selectFrom('accounts').select('password_hash').where('email', '=', normalizeEmail(rawEmail)).executeTakeFirst();
     return this.deps.hasher.verify(password, account?.password_hash);
   }
+}
+
+/** Every contact message, newest first: what the operator CLI lists. */
+export async function contactMessages(db: Queryable): Promise<ContactMessage[]> {
+  const rows = await db.selectFrom('contact_messages').selectAll().orderBy('received_at', 'desc').orderBy('id', 'desc').execute();
+  return rows.map((r) => ({ id: r.id, received_at: new Date(r.received_at).toISOString(), email: r.email, name: r.name, message: r.message, ip: r.ip, user_agent: r.user_agent }));
 }
 
 function secondsUntil(until: Date, now: Date): number {
