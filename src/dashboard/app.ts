@@ -16,7 +16,7 @@ import { overviewRoutes } from './pages/overview.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
 import { sendPage } from './respond.js';
-import { cookieNames, loadVisitor, visitorOf } from './visitor.js';
+import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
@@ -38,6 +38,9 @@ export interface DashboardDependencies {
   document: Document;
   logger: Logger;
 }
+
+/** Who an error page is for when the request failed before its visitor was known. */
+const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } };
 
 /** What every page module gets. */
 export interface DashboardContext {
@@ -117,10 +120,15 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
 
   app.use((_req, res) => sendPage(res, 404, page({ title: 'Not found', visitor: visitorOf(res), body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>` })));
   const failed: ErrorRequestHandler = (error, req, res, _next) => {
+    // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
+    const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
+    if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
+      sendPage(res, parserStatus, page({ title: 'Form not accepted', visitor: visitorOf(res) ?? anonymous, error: { detail: 'The form could not be read (too large or malformed).' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+      return;
+    }
     const { problem, log } = classifyError(error);
     if (log !== 'none') req.log[log]({ err: error }, 'dashboard request failed');
-    const visitor = (res.locals as { visitor?: ReturnType<typeof visitorOf> }).visitor;
-    const body = page({ title: 'Something went wrong', visitor: visitor ?? { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } }, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
+    const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
     sendPage(res, problem.status, body, problem.headers);
   };
   app.use(failed);

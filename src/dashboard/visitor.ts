@@ -40,6 +40,7 @@ export function clearedSessionCookie(names: CookieNames): string {
   return cookie(names, names.session, '', 0);
 }
 
+/** The visitor `loadVisitor` found (undefined only for a request that failed before it ran). */
 export function visitorOf(res: Response): Visitor {
   return (res.locals as { visitor: Visitor }).visitor;
 }
