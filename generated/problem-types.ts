@@ -34,7 +34,6 @@ export const problemTypes = {
   "login-locked": {"status":429,"title":"Too many failed logins","description":"Logins for this email address or from this address failed too often recently; none is checked\nuntil `Retry-After` seconds have passed. The lock doubles with each further failure, up to 15 minutes.\n"},
   "quota-exceeded": {"status":429,"title":"Too many requests","description":"A rate limit was exceeded; `violated-policies` names the policies (as in `RateLimit-Policy`).\nRetry after `Retry-After` seconds.\n","uri":"https://iana.org/assignments/http-problem-types#quota-exceeded"},
   "service-unavailable": {"status":503,"title":"Service unavailable","description":"A dependency (such as the database) is unavailable. Retry after `Retry-After` seconds."},
-  "not-implemented": {"status":501,"title":"Not implemented","description":"The operation is declared but not implemented yet on this server."},
   "internal-error": {"status":500,"title":"Internal server error","description":"An unexpected error. No internal detail is exposed; quote `request_id` when reporting it."},
   "oauth-invalid-request": {"status":400,"title":"Invalid token request","description":"RFC 6749 `invalid_request`; the token request is missing a parameter, repeats one or is otherwise malformed."},
   "oauth-invalid-client": {"status":401,"title":"Client authentication failed","description":"RFC 6749 `invalid_client`; unknown, revoked or wrongly authenticated client. Carries `WWW-Authenticate: Basic`."},

@@ -99,7 +99,11 @@ export async function createApiMiddleware(document: Document, services: Services
       if (!(failure instanceof AuthorizationError)) throw failure;
       return authorizationReply(failure, baseUrl);
     },
-    notImplemented: () => problemReply('not-implemented', baseUrl, { detail: 'This operation is not available yet.' }),
+    // The registry has a handler for every operation (a missing one does not compile): reaching this is a wiring bug.
+    notImplemented: (context: Context, _req: unknown, state: ApiRequestState) => {
+      state.log.error({ operationId: context.operation?.operationId }, 'operation without a handler');
+      return problemReply('internal-error', baseUrl, { detail: 'An unexpected error occurred; it has been logged.' });
+    },
   });
   api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens) as never);
   await api.init();
