@@ -27,7 +27,8 @@ export interface ServiceProcess {
   dataDir: string;
   /** What it printed up to "serving": the demo credentials among it. */
   output: string;
-  credentials(): { id: string; secret: string; email: string; password: string };
+  /** The demo client, and the demo person's login (no password when another DATA_DIR set it on a shared database). */
+  credentials(): { id: string; secret: string; email: string; password: string | undefined };
   /** Kills it and removes its data directory. */
   stop(): void;
   /** SIGTERM, then waits for the exit; the data directory stays (for a restart). */
@@ -45,14 +46,14 @@ export async function startServiceProcess(env: Record<string, string> = {}, data
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = await waitForOutput(child, /"msg":"serving"/);
-  const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(output)![1]!;
+  const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(output)?.[1];
   return {
     child,
     port,
     dashboardPort,
     dataDir,
     output,
-    credentials: () => ({ id: printed('CLIENT_ID'), secret: printed('CLIENT_SECRET'), email: printed('EMAIL'), password: printed('PASSWORD') }),
+    credentials: () => ({ id: printed('CLIENT_ID')!, secret: printed('CLIENT_SECRET')!, email: printed('EMAIL')!, password: printed('PASSWORD') }),
     stop() {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
