@@ -147,6 +147,47 @@ export interface DailyReportsTable {
   generated_at: Timestamp;
 }
 
+export interface HmacKeysTable {
+  purpose: string;
+  secret: string;
+  created_at: CreatedAt;
+}
+
+export interface SolvedChallengesTable {
+  challenge_hash: string;
+  expires_at: Timestamp;
+}
+
+export interface FailureCountersTable {
+  /** 'email' (login failures for a normalised email address) or 'address' (any failure from a client IP). */
+  kind: 'email' | 'address';
+  key: string;
+  failures: number;
+  last_failure_at: Timestamp;
+  locked_until: Timestamp | null;
+}
+
+export interface DashboardSessionsTable {
+  /** SHA-256 (hex) of the session token; the token itself is never stored. */
+  id_hash: string;
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  ip: string;
+  user_agent: string | null;
+  flash: string | null;
+}
+
+export interface ContactMessagesTable {
+  id: string;
+  email: string;
+  name: string;
+  message: string;
+  ip: string;
+  user_agent: string | null;
+  received_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_clients: ApiClientsTable;
@@ -161,6 +202,11 @@ export interface Database {
   kill_switches: KillSwitchesTable;
   kill_switch_events: KillSwitchEventsTable;
   daily_reports: DailyReportsTable;
+  hmac_keys: HmacKeysTable;
+  solved_challenges: SolvedChallengesTable;
+  failure_counters: FailureCountersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  contact_messages: ContactMessagesTable;
 }
 
 export type Order = Selectable<OrdersTable>;

@@ -178,6 +178,7 @@ export interface paths {
          *     Find a non-negative decimal integer `nonce` such that SHA-256 over the UTF-8 bytes of
          *     `challenge + ":" + nonce` has at least `difficulty` leading zero bits, then send
          *     `X-IAS-Challenge: <challenge>:<nonce>` before `expires_at`. Each solution is accepted once.
+         *     The difficulty rises for an address whose recent solutions or logins failed.
          */
         get: operations["getChallenge"];
         put?: never;
@@ -1044,14 +1045,19 @@ export interface components {
             algorithm: "SHA-256";
             /**
              * @description Opaque, server-signed challenge string (salt, difficulty and expiry under an HMAC).
-             * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl
+             * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ
              */
             challenge: string;
             /**
              * @description Required number of leading zero bits of SHA-256(`challenge:nonce`).
-             * @example 16
+             * @example 14
              */
             difficulty: number;
+            /**
+             * @description The write this challenge serves (`any` when none was asked for).
+             * @enum {string}
+             */
+            purpose: "signup" | "login" | "contact" | "any";
             /**
              * Format: date-time
              * @description The solution must arrive before this time.
@@ -2265,19 +2271,28 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description An unexpected server error. */
-        InternalError: {
+        /** @description A rate limit was exceeded, or logins for this email address or client address are locked after repeated failures. */
+        LoginTooManyRequests: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/login-locked",
+                 *       "title": "Too many failed logins",
+                 *       "status": 429,
+                 *       "detail": "Logins for this email address failed too often; try again in 60 seconds."
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The operation is declared but not implemented yet. */
-        NotImplemented: {
+        /** @description An unexpected server error. */
+        InternalError: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2403,7 +2418,7 @@ export interface components {
          *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
          *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
          *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-         * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+         * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
          */
         ChallengeSolution: string;
         /**
@@ -2596,8 +2611,8 @@ export type ResponseApproveUnprocessable = components['responses']['ApproveUnpro
 export type ResponseReportDateOutOfRange = components['responses']['ReportDateOutOfRange'];
 export type ResponseGenerateReportUnprocessable = components['responses']['GenerateReportUnprocessable'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseLoginTooManyRequests = components['responses']['LoginTooManyRequests'];
 export type ResponseInternalError = components['responses']['InternalError'];
-export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseAssistantFailed = components['responses']['AssistantFailed'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseGenerateIdeasUnavailable = components['responses']['GenerateIdeasUnavailable'];
@@ -2675,7 +2690,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2702,7 +2716,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2729,7 +2742,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2756,7 +2768,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2802,7 +2813,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2869,7 +2879,10 @@ export interface operations {
     };
     getChallenge: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The write the solution is for; absent, the challenge serves any of them. */
+                purpose?: "signup" | "login" | "contact";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2888,10 +2901,10 @@ export interface operations {
                     "application/json": components["schemas"]["Challenge"];
                 };
             };
+            400: components["responses"]["InvalidParameters"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2914,7 +2927,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };
@@ -2948,7 +2961,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2971,7 +2983,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };
@@ -3005,9 +3017,8 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["LoginTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3030,7 +3041,7 @@ export interface operations {
                  *     400 `challenge-missing` and a malformed one 400 `challenge-malformed` (not `validation-error`); a
                  *     bad signature or insufficient work is 403 `challenge-failed`, an expired challenge 403
                  *     `challenge-expired`, and a second use 409 `challenge-replayed`.
-                 * @example v1.MTcxNDU3NDIwMA.16.q3Zf8w.c2lnbmF0dXJl:48213
+                 * @example v1.login.14.1714574200.q3Zf8w2Lr0bJm1dQ.c2lnbmF0dXJlYmFzZTY0dXJsLWVuY29kZWQ:48213
                  */
                 "X-IAS-Challenge": components["parameters"]["ChallengeSolution"];
             };
@@ -3064,7 +3075,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3112,7 +3122,6 @@ export interface operations {
             422: components["responses"]["MarketOrIdempotencyUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3141,7 +3150,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3176,7 +3184,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3225,7 +3232,6 @@ export interface operations {
             422: components["responses"]["PolicyUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3255,7 +3261,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3292,7 +3297,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3326,7 +3330,6 @@ export interface operations {
             422: components["responses"]["UnsupportedMarket"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3361,7 +3364,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3400,7 +3402,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3448,7 +3449,6 @@ export interface operations {
             422: components["responses"]["MarketOrIdempotencyUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             502: components["responses"]["AssistantFailed"];
             503: components["responses"]["GenerateIdeasUnavailable"];
         };
@@ -3486,7 +3486,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3527,7 +3526,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3564,7 +3562,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3613,7 +3610,6 @@ export interface operations {
             422: components["responses"]["ApproveUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3668,7 +3664,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3723,7 +3718,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3752,7 +3746,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3800,7 +3793,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3840,7 +3832,6 @@ export interface operations {
             422: components["responses"]["ReportDateOutOfRange"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3889,7 +3880,6 @@ export interface operations {
             422: components["responses"]["GenerateReportUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3926,7 +3916,6 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

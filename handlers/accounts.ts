@@ -1,12 +1,32 @@
-import { ProblemError } from '../src/problems.js';
+import type { RequestInfo } from './types.js';
 import type { Handler } from './types.js';
 
-// The proof-of-work challenge and the human account endpoints come with the dashboard issue: an honest 501 until then.
-const notYetAvailable = async (): Promise<never> => {
-  throw new ProblemError('not-implemented', 'This operation is declared in the contract but is not available yet; see the README.');
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+const origin = (request: RequestInfo) => ({ ip: request.ip, userAgent: request.userAgent });
+const solution = (request: RequestInfo) => {
+  const header = request.headers['x-ias-challenge'];
+  return Array.isArray(header) ? header[0] : header;
 };
 
-export const getChallenge: Handler<'getChallenge'> = notYetAvailable;
-export const signUp: Handler<'signUp'> = notYetAvailable;
-export const logIn: Handler<'logIn'> = notYetAvailable;
-export const sendContactMessage: Handler<'sendContactMessage'> = notYetAvailable;
+export const getChallenge: Handler<'getChallenge'> = async ({ query, request, services }) => ({
+  status: 200,
+  body: await services.challenges.issue(origin(request), query.purpose),
+  headers: NO_STORE,
+});
+
+export const signUp: Handler<'signUp'> = async ({ body, request, services }) => ({
+  status: 201,
+  body: await services.people.signUp(body, solution(request), origin(request)),
+});
+
+export const logIn: Handler<'logIn'> = async ({ body, request, services }) => ({
+  status: 200,
+  body: await services.people.logIn(body, solution(request), origin(request)),
+  headers: NO_STORE,
+});
+
+export const sendContactMessage: Handler<'sendContactMessage'> = async ({ body, request, services }) => ({
+  status: 202,
+  body: await services.people.sendContactMessage(body, solution(request), origin(request)),
+});

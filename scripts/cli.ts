@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { migrateToLatest, openDatabase, DatabaseInUseError, type Db } from '../db/connect.js';
+import { normalizeEmail } from '../src/auth/passwords.js';
 import { SecretHasher } from '../src/auth/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ClientInputError, ClientService, parseScopes } from '../src/services/clients.js';
 import { GLOBAL_SCOPE, engage, release } from '../src/services/kill-switch.js';
+import { contactMessages } from '../src/services/people.js';
 
 const USAGE = `Operator CLI: administers the database the server uses (DATABASE_URL, or the embedded one in DATA_DIR).
 
@@ -12,7 +14,8 @@ const USAGE = `Operator CLI: administers the database the server uses (DATABASE_
   client rotate CLIENT_ID [--json]
   client revoke CLIENT_ID [--json]
   kill-switch global on|off [--reason TEXT]
-  kill-switch account release --account EMAIL [--reason TEXT]   (the account holder's release, until the dashboard exists)
+  kill-switch account release --account EMAIL [--reason TEXT]   (on the holder's behalf; holders release it in the dashboard)
+  contact list [--json]                                          (messages sent through POST /v1/contact, newest first)
 `;
 
 class UsageError extends Error {}
@@ -70,9 +73,14 @@ async function run(argv: string[], db: Db): Promise<number> {
     print(json, { level: 'global', engaged: target === 'on', changed }, `global kill switch ${target}${changed ? '' : ' (it already was)'}`);
     return 0;
   }
+  if (group === 'contact' && action === 'list') {
+    const messages = await contactMessages(db.kysely);
+    print(json, messages, messages.map((m) => `${m.received_at}\t${m.id}\t${m.name} <${m.email}>\n  ${m.message.replace(/\n/g, '\n  ')}`).join('\n') || '(no messages)');
+    return 0;
+  }
   if (group === 'kill-switch' && action === 'account' && target === 'release') {
     if (!values.account) throw new UsageError('kill-switch account release needs --account EMAIL');
-    const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', values.account.trim().toLowerCase()).executeTakeFirst();
+    const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', normalizeEmail(values.account)).executeTakeFirst();
     if (!account) {
       process.stderr.write(`No account ${values.account}.\n`);
       return 1;

@@ -34,6 +34,12 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   dashboardPort: number;
+  /** The dashboard's public URL when set; its scheme decides Secure (and `__Host-`) session cookies. */
+  dashboardUrl: string | undefined;
+  /** Leading zero bits a proof-of-work solution needs before an address has failed (it rises after failures). */
+  powDifficulty: number;
+  /** HMAC key of proof-of-work challenges; when absent one is generated once and kept in the database. */
+  challengeSecret: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   rateLimitPerMinute: number;
   tokenRateLimitPerMinute: number;
@@ -84,6 +90,13 @@ function decimal(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+function secret(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (raw.length < 32) throw new ConfigError(name, 'must be at least 32 characters (for example `openssl rand -base64 32`)');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
@@ -105,6 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (webConcurrency > 1 && !databaseUrl) {
     throw new ConfigError('WEB_CONCURRENCY', `the embedded database serves one process; set DATABASE_URL to a PostgreSQL server to run ${webConcurrency} workers`);
   }
+  const dashboardUrl = url(env, 'DASHBOARD_URL')?.replace(/\/+$/, '');
+  if (dashboardUrl && !/^https?:\/\//.test(dashboardUrl)) throw new ConfigError('DASHBOARD_URL', 'must be an http:// or https:// URL');
   const assistantBaseUrl = url(env, 'ASSISTANT_BASE_URL');
   return {
     port,
@@ -120,6 +135,9 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(env.DATA_DIR || '.data'),
     redisUrl: url(env, 'REDIS_URL'),
     dashboardPort: integer(env, 'DASHBOARD_PORT', 3001, 0, 65535),
+    dashboardUrl,
+    powDifficulty: integer(env, 'POW_DIFFICULTY', 14, 1, 32),
+    challengeSecret: secret(env, 'CHALLENGE_SECRET'),
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),

@@ -1,10 +1,11 @@
 import cluster from 'node:cluster';
+import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { seedDemo } from './demo.js';
+import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } from './demo.js';
 import { startServer } from './server.js';
-import { createServices } from './services/index.js';
+import { createServices, type Services } from './services/index.js';
 
 function configOrExit(): Config {
   try {
@@ -32,11 +33,18 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   }
 }
 
+function printDemo(config: Config, credentials: DemoCredentials, dashboardUrl: string): void {
+  process.stdout.write(demoBanner(credentials, { api: config.baseUrl, dashboard: dashboardUrl, file: join(config.dataDir, DEMO_CREDENTIALS_FILE) }));
+}
+
 /** One process serving the API: migrations, the demo seed when asked, then requests until a signal drains it. */
 async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): Promise<void> {
   if (prepare) await migrateToLatest(db.kysely);
-  const running = await startServer(config, db, logger, { beforeListen: prepare && demo ? (services) => seedDemo(services, config.baseUrl) : undefined });
-  logger.info({ port: running.port, baseUrl: config.baseUrl, database: db.kind }, prepare ? 'serving' : 'worker serving');
+  let credentials: DemoCredentials | undefined;
+  const seed = prepare && demo ? async (services: Services) => (credentials = await seedDemo(services, config.dataDir)) : undefined;
+  const running = await startServer(config, db, logger, { beforeListen: seed });
+  if (credentials) printDemo(config, credentials, running.dashboard.url);
+  logger.info({ port: running.port, baseUrl: config.baseUrl, dashboardPort: running.dashboard.port, dashboardUrl: running.dashboard.url, database: db.kind }, prepare ? 'serving' : 'worker serving');
   onSignals(async (signal) => {
     logger.info({ signal }, 'draining in-flight requests');
     const { forced } = await running.drain();
@@ -54,7 +62,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
 async function supervise(config: Config, logger: Logger): Promise<void> {
   const db = await open(config);
   await migrateToLatest(db.kysely);
-  if (demo) await seedDemo(await createServices(config, db), config.baseUrl);
+  if (demo) printDemo(config, await seedDemo(await createServices(config, db), config.dataDir), config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`);
   await db.close();
 
   let stopping = false;

@@ -1,9 +1,11 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
+import { createDashboardApp } from './dashboard/app.js';
 import { loadDocument } from './document.js';
 import { lifecycle } from './lifecycle.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
@@ -12,10 +14,13 @@ export interface RunningServer {
   server: Server;
   services: Services;
   port: number;
+  /** The dashboard's own listener (another origin): its port, and its public URL (DASHBOARD_URL, else localhost). */
+  dashboard: { server: Server; port: number; url: string };
   /**
    * Stops accepting and drains: readiness turns 503 at once, every response from now on (and those of requests
    * already in flight) carries `Connection: close`, idle keep-alive connections are closed, and it resolves as soon
    * as the in-flight requests have finished — `forced` when the shutdown timeout had to cut connections instead.
+   * The API and the dashboard drain together.
    */
   drain(): Promise<{ forced: boolean }>;
 }
@@ -25,13 +30,13 @@ export interface StartOptions {
   overrides?: ServiceOverrides;
 }
 
-export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
-  const document = loadDocument();
-  const services = await createServices(config, db, options.overrides, document);
-  const { beforeListen } = options;
-  await beforeListen?.(services);
-  const app = await createApp(config, services, document, logger);
-  const server = app.listen(config.port, config.host);
+interface Listening {
+  server: Server;
+  drain(): Promise<{ forced: boolean }>;
+}
+
+async function listen(app: Express, port: number, config: Config): Promise<Listening> {
+  const server = app.listen(port, config.host);
   server.requestTimeout = config.requestTimeoutMs;
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -45,10 +50,8 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  lifecycle.ready = true;
   const drain = () =>
     new Promise<{ forced: boolean }>((resolve) => {
-      lifecycle.ready = false;
       draining = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       let forced = false;
@@ -63,5 +66,35 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
       });
       server.closeIdleConnections();
     });
-  return { server, services, port: (server.address() as AddressInfo).port, drain };
+  return { server, drain };
+}
+
+/** The API and the dashboard, in one process over the same services, each on its own port. */
+export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  const document = loadDocument();
+  const services = await createServices(config, db, options.overrides, document);
+  const { beforeListen } = options;
+  await beforeListen?.(services);
+  const api = await listen(await createApp(config, services, document, logger), config.port, config);
+  let dashboard: Listening;
+  try {
+    dashboard = await listen(createDashboardApp({ config, services, document, logger }), config.dashboardPort, config);
+  } catch (error) {
+    api.server.close();
+    throw error;
+  }
+  lifecycle.ready = true;
+  const dashboardPort = (dashboard.server.address() as AddressInfo).port;
+  const drain = async () => {
+    lifecycle.ready = false;
+    const results = await Promise.all([api.drain(), dashboard.drain()]);
+    return { forced: results.some((r) => r.forced) };
+  };
+  return {
+    server: api.server,
+    services,
+    port: (api.server.address() as AddressInfo).port,
+    dashboard: { server: dashboard.server, port: dashboardPort, url: config.dashboardUrl ?? `http://localhost:${dashboardPort}` },
+    drain,
+  };
 }

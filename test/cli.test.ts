@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { openDatabase } from '../db/connect.js';
+import { solveChallenge } from '../scripts/solve-challenge.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const execFileAsync = promisify(execFile);
@@ -67,6 +68,22 @@ describe('operator CLI', () => {
     const released = await cli(['kill-switch', 'account', 'release', '--account', 'switch@example.com', '--json'], env);
     expect(JSON.parse(released.stdout)).to.include({ level: 'account', changed: true });
     expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body.engaged).to.equal(false);
+  });
+
+  it('lists the contact messages sent through POST /v1/contact, newest first', async () => {
+    const env = { DATABASE_URL: server.database.url! };
+    const origin = { ip: '127.0.0.1', userAgent: 'test' };
+    const solution = async () => {
+      const issued = await server.services.challenges.issue(origin, 'contact');
+      return solveChallenge(issued.challenge, issued.difficulty);
+    };
+    await server.services.people.sendContactMessage({ email: 'first@example.com', name: 'First', message: 'Hello' }, await solution(), origin);
+    await server.services.people.sendContactMessage({ email: 'second@example.com', name: 'Second', message: 'Two\nlines' }, await solution(), origin);
+    const listed = await cli(['contact', 'list', '--json'], env);
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout).map((m: { email: string }) => m.email)).to.deep.equal(['second@example.com', 'first@example.com']);
+    const text = (await cli(['contact', 'list'], env)).stdout;
+    expect(text).to.include('Second <second@example.com>').and.include('  lines');
   });
 
   it('explains bad input without a stack trace', async () => {

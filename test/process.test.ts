@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import { solvedChallenge } from '../scripts/solve-challenge.js';
 import { startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
 
 describe('the service process on the embedded database', () => {
@@ -9,7 +12,8 @@ describe('the service process on the embedded database', () => {
   let port: number;
   let output: string;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(90_000); // a first start of the embedded database takes seconds, more on a busy machine
     service = await startServiceProcess();
     ({ child, port, output } = service);
   });
@@ -68,6 +72,44 @@ describe('the service process on the embedded database', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(await inFlight).to.equal(401);
     expect(await exited).to.equal(0);
+  });
+});
+
+describe('the demo credentials of `make run`', () => {
+  it('prints the dashboard and a demo login, keeps both in DATA_DIR (0600), and reuses them on restart without invalidating the first', async function () {
+    this.timeout(90_000);
+    const first = await startServiceProcess();
+    try {
+      const before = first.credentials();
+      expect(first.output).to.include(`Dashboard: http://localhost:${first.dashboardPort}`);
+      expect(before.email).to.equal('demo@example.com');
+      const file = join(first.dataDir, 'demo-credentials.json');
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(await first.terminate()).to.equal(0);
+
+      const second = await startServiceProcess({}, first.dataDir);
+      try {
+        expect(second.credentials()).to.deep.equal(before);
+        const api = `http://127.0.0.1:${second.port}`;
+        const token = await fetch(`${api}/oauth/token`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${before.id}:${before.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        });
+        expect(token.status).to.equal(200);
+        const login = await fetch(`${api}/v1/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-ias-challenge': await solvedChallenge(api, 'login') },
+          body: JSON.stringify({ email: before.email, password: before.password }),
+        });
+        expect(login.status).to.equal(200);
+        expect((await fetch(`http://127.0.0.1:${second.dashboardPort}/login`)).status).to.equal(200);
+      } finally {
+        second.stop();
+      }
+    } finally {
+      rmSync(first.dataDir, { recursive: true, force: true });
+    }
   });
 });
 

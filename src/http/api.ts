@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
 import { AuthorizationError, type Actor } from '../auth/authorize.js';
 import { OAuthError, ProblemError } from '../problems.js';
+import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { authorizationFailure, authorizationReply, BEARER_SCHEME, bearerSecurityHandler } from './auth.js';
 import { parseBody } from './body.js';
@@ -14,6 +15,7 @@ import { problemReply, sendReply, type Reply } from './reply.js';
 import { fieldErrors } from './validation.js';
 
 const TOKEN_OPERATION = 'issueToken';
+const CHALLENGE_HEADER = '/header/x-ias-challenge';
 
 /**
  * openapi-backend checks documents against the OpenAPI 3.0 schema and rejects valid 3.1 ones; `redocly lint`
@@ -81,6 +83,9 @@ export async function createApiMiddleware(document: Document, services: Services
     },
     validationFail: (context: Context) => {
       const errors = fieldErrors(context.validation.errors ?? []);
+      // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
+      const challenge = errors.find((e) => e.pointer === CHALLENGE_HEADER);
+      if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
       if (context.operation.operationId === TOKEN_OPERATION) {
         throw new OAuthError('invalid_request', errors.map((e) => `${e.pointer || 'body'} ${e.detail}`).join('; '));
       }
@@ -94,7 +99,11 @@ export async function createApiMiddleware(document: Document, services: Services
       if (!(failure instanceof AuthorizationError)) throw failure;
       return authorizationReply(failure, baseUrl);
     },
-    notImplemented: () => problemReply('not-implemented', baseUrl, { detail: 'This operation is not available yet.' }),
+    // The registry has a handler for every operation (a missing one does not compile): reaching this is a wiring bug.
+    notImplemented: (context: Context, _req: unknown, state: ApiRequestState) => {
+      state.log.error({ operationId: context.operation?.operationId }, 'operation without a handler');
+      return problemReply('internal-error', baseUrl, { detail: 'An unexpected error occurred; it has been logged.' });
+    },
   });
   api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens) as never);
   await api.init();

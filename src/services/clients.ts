@@ -1,9 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { ApiClient, Database } from '../../db/schema.js';
+import type { Actor } from '../auth/authorize.js';
+import { normalizeEmail } from '../auth/passwords.js';
 import type { SecretHasher } from '../auth/secrets.js';
 import { SCOPES, type ClientStatusSource } from '../auth/tokens.js';
 import { newId, newSecret } from '../ids.js';
 import { ensureAccount } from './accounts.js';
+import { invalidField, NotFoundError } from './errors.js';
+
+const MAX_NAME_LENGTH = 100;
 
 export class ClientInputError extends Error {
   override name = 'ClientInputError';
@@ -60,21 +65,10 @@ export class ClientService implements ClientStatusSource {
     private readonly statusCacheMs: number,
   ) {}
 
+  /** Operators (CLI): a client for the account with this email, created with the account if absent. */
   async create(input: { accountEmail: string; scopes: string[]; name?: string }): Promise<ClientWithSecret> {
     const account = await ensureAccount(this.db, input.accountEmail);
-    const secret = newSecret('ias_secret');
-    const row = await this.db
-      .insertInto('api_clients')
-      .values({
-        client_id: newId('ias_client'),
-        account_id: account.id,
-        name: input.name?.trim() || 'API client',
-        scopes: parseScopes(input.scopes.join(' ')).join(' '),
-        secret_hash: await this.hasher.hash(secret),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ...view(row), client_secret: secret };
+    return this.insert(account.id, parseScopes(input.scopes.join(' ')), input.name);
   }
 
   async list(accountEmail: string): Promise<ClientView[]> {
@@ -82,36 +76,94 @@ export class ClientService implements ClientStatusSource {
       .selectFrom('api_clients')
       .innerJoin('accounts', 'accounts.id', 'api_clients.account_id')
       .selectAll('api_clients')
-      .where('accounts.email', '=', accountEmail.trim().toLowerCase())
+      .where('accounts.email', '=', normalizeEmail(accountEmail))
       .orderBy('api_clients.created_at')
       .execute();
     return rows.map(view);
   }
 
-  async rotate(clientId: string): Promise<ClientWithSecret | null> {
+  /** Operators (CLI): any live client; null when there is none with this id. */
+  rotate(clientId: string): Promise<ClientWithSecret | null> {
+    return this.rotateWhere(clientId, undefined);
+  }
+
+  revoke(clientId: string): Promise<ClientView | null> {
+    return this.revokeWhere(clientId, undefined);
+  }
+
+  /** The signed-in human's clients (dashboard), oldest first. */
+  async listFor(actor: Actor<'listClients'>): Promise<ClientView[]> {
+    const rows = await this.db.selectFrom('api_clients').selectAll().where('account_id', '=', actor.accountId).orderBy('created_at').execute();
+    return rows.map(view);
+  }
+
+  async createFor(actor: Actor<'createClient'>, input: { name: string; scopes: string[] }): Promise<ClientWithSecret> {
+    const name = input.name.trim();
+    if (!name) throw invalidField('name', 'is required: name the integration that will use this client');
+    if (name.length > MAX_NAME_LENGTH) throw invalidField('name', `must be at most ${MAX_NAME_LENGTH} characters`);
+    let scopes: string[];
+    try {
+      scopes = parseScopes(input.scopes.join(' '));
+    } catch (error) {
+      if (error instanceof ClientInputError) throw invalidField('scopes', error.message);
+      throw error;
+    }
+    return this.insert(actor.accountId, scopes, name);
+  }
+
+  /** Only the account's own live clients: any other id is simply not found. */
+  async rotateFor(actor: Actor<'rotateClient'>, clientId: string): Promise<ClientWithSecret> {
+    const client = await this.rotateWhere(clientId, actor.accountId);
+    if (!client) throw new NotFoundError(`You have no active client ${clientId}.`);
+    return client;
+  }
+
+  async revokeFor(actor: Actor<'revokeClient'>, clientId: string): Promise<ClientView> {
+    const client = await this.revokeWhere(clientId, actor.accountId);
+    if (!client) throw new NotFoundError(`You have no active client ${clientId}.`);
+    return client;
+  }
+
+  private async insert(accountId: string, scopes: string[], name: string | undefined): Promise<ClientWithSecret> {
+    const secret = newSecret('ias_secret');
+    const row = await this.db
+      .insertInto('api_clients')
+      .values({ client_id: newId('ias_client'), account_id: accountId, name: name?.trim() || 'API client', scopes: scopes.join(' '), secret_hash: await this.hasher.hash(secret) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...view(row), client_secret: secret };
+  }
+
+  private async rotateWhere(clientId: string, accountId: string | undefined): Promise<ClientWithSecret | null> {
     const secret = newSecret('ias_secret');
     const secretHash = await this.hasher.hash(secret);
-    const row = await this.db
+    let query = this.db
       .updateTable('api_clients')
       .set((eb) => ({ secret_hash: secretHash, generation: eb('generation', '+', 1), rotated_at: new Date() }))
       .where('client_id', '=', clientId)
-      .where('revoked_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+      .where('revoked_at', 'is', null);
+    if (accountId) query = query.where('account_id', '=', accountId);
+    const row = await query.returningAll().executeTakeFirst();
     this.statusCache.delete(clientId);
     return row ? { ...view(row), client_secret: secret } : null;
   }
 
-  async revoke(clientId: string): Promise<ClientView | null> {
-    const row = await this.db
+  private async revokeWhere(clientId: string, accountId: string | undefined): Promise<ClientView | null> {
+    let query = this.db
       .updateTable('api_clients')
       .set((eb) => ({ generation: eb('generation', '+', 1), revoked_at: new Date() }))
       .where('client_id', '=', clientId)
-      .where('revoked_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+      .where('revoked_at', 'is', null);
+    if (accountId) query = query.where('account_id', '=', accountId);
+    const row = await query.returningAll().executeTakeFirst();
     this.statusCache.delete(clientId);
     return row ? view(row) : null;
+  }
+
+  /** Whether `secret` is the live client's secret, without recording a use (the demo seed checks its saved copy). */
+  async secretMatches(clientId: string, secret: string): Promise<boolean> {
+    const row = await this.db.selectFrom('api_clients').select(['secret_hash', 'revoked_at']).where('client_id', '=', clientId).executeTakeFirst();
+    return (await this.hasher.verify(secret, row?.secret_hash)) && !row?.revoked_at;
   }
 
   /** The live client for these credentials, or null; never says which part was wrong. */

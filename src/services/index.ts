@@ -1,14 +1,17 @@
 import type { Document } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { Db } from '../../db/connect.js';
+import { loadHmacKey } from '../auth/hmac-keys.js';
 import { loadSigningKey } from '../auth/keys.js';
 import { SecretHasher } from '../auth/secrets.js';
 import { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../clock.js';
 import { loadDocument } from '../document.js';
 import { BrokerService } from './brokers.js';
+import { ChallengeService } from './challenges.js';
 import { ClientService } from './clients.js';
 import type { ServiceContext } from './context.js';
+import { FailureCounters } from './failures.js';
 import { GoalService } from './goals.js';
 import { IdeaService } from './ideas/service.js';
 import { KillSwitchService } from './kill-switch.js';
@@ -16,9 +19,11 @@ import { SimulatedPriceSource, type PriceSource } from './market-data.js';
 import { MetaService } from './meta.js';
 import { OAuthService } from './oauth.js';
 import { OrderService } from './orders/service.js';
+import { PeopleService } from './people.js';
 import { PolicyService } from './policies.js';
 import { PortfolioService } from './portfolio.js';
 import { ReportService } from './reports/daily.js';
+import { SessionService } from './sessions.js';
 import { Store } from './store.js';
 
 /**
@@ -38,6 +43,9 @@ export interface Services {
   meta: MetaService;
   clients: ClientService;
   tokens: TokenService;
+  challenges: ChallengeService;
+  people: PeopleService;
+  sessions: SessionService;
   /**
    * Runs `work` with every use case bound to one transaction: what they write commits together with whatever
    * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
@@ -52,11 +60,18 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}, document: Document = loadDocument()): Promise<Services> {
-  const clients = new ClientService(db.kysely, new SecretHasher(config.bcryptCost), config.clientStatusCacheMs);
+  // One hasher for client secrets and passwords: bcrypt's share of the thread pool is governed in one place.
+  const hasher = new SecretHasher(config.bcryptCost);
+  const clients = new ClientService(db.kysely, hasher, config.clientStatusCacheMs);
   const signingKey = await loadSigningKey(db.kysely, config.signingKeyPem);
   const tokens = new TokenService(signingKey, config.baseUrl, config.baseUrl, config.tokenTtlSeconds, clients);
   const oauth = new OAuthService(config.baseUrl, clients, tokens, signingKey);
   const clock = overrides.clock ?? systemClock;
+  // Failure counts, solved challenges and sessions live outside any request transaction: a refused attempt
+  // still counts, and a consumed challenge stays consumed, whatever happens to the rest of the request.
+  const failures = new FailureCounters(db.kysely);
+  const challenges = new ChallengeService(db.kysely, await loadHmacKey(db.kysely, 'challenge', config.challengeSecret), clock, config.powDifficulty, failures);
+  const sessions = new SessionService(db.kysely, clock, await loadHmacKey(db.kysely, 'csrf'));
   const prices = overrides.prices ?? new SimulatedPriceSource();
   const meta = new MetaService({ store: new Store(db.kysely), clock, prices, config }, document);
 
@@ -75,6 +90,9 @@ export async function createServices(config: Config, db: Db, overrides: ServiceO
       meta,
       clients,
       tokens,
+      challenges,
+      people: new PeopleService(ctx, { challenges, failures, sessions, hasher }),
+      sessions,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
     };
   };

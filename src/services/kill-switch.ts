@@ -55,7 +55,10 @@ export async function release(db: Queryable, scope: string, by: string, reason: 
   return Boolean(changed);
 }
 
-/** The account's kill switch as API clients see it: they read it and engage it, never release it. */
+/**
+ * The account's kill switch. API clients read it and engage it; only a signed-in human releases it (the
+ * `releaseKillSwitch` action, which `authorize` grants on the dashboard channel alone).
+ */
 export class KillSwitchService {
   constructor(private readonly ctx: ServiceContext) {}
 
@@ -68,6 +71,15 @@ export class KillSwitchService {
     const { store, clock } = this.ctx;
     return store.transaction(async (trx) => {
       await engage(trx, actor.accountId, actor.clientId, reason, clock.now());
+      return effectiveKillSwitch(trx, actor.accountId);
+    });
+  }
+
+  /** Releases the account's own switch (a global one stays; operators release it); answers the switch then in force. */
+  async release(actor: Actor<'releaseKillSwitch'>, reason: string | null): Promise<KillSwitch> {
+    const { store, clock } = this.ctx;
+    return store.transaction(async (trx) => {
+      await release(trx, actor.accountId, actor.clientId, reason, clock.now());
       return effectiveKillSwitch(trx, actor.accountId);
     });
   }

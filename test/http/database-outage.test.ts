@@ -25,7 +25,7 @@ describe('losing the database', () => {
     db = await openDatabase({ databaseUrl: target.toString() });
     await migrateToLatest(db.kysely);
     const port = await freePort();
-    const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
+    const config = loadConfig({ PORT: String(port), DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
     running = await startServer(config, db, pino({ level: 'silent' }));
     api = new ApiClient(`http://127.0.0.1:${port}`);
   });
@@ -77,7 +77,7 @@ describe('a database that hangs', () => {
     await proxy.start();
     target.port = String(proxy.port);
     const port = await freePort();
-    const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0', ...timeouts });
+    const config = loadConfig({ PORT: String(port), DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0', ...timeouts });
     db = await openDatabase({ databaseUrl: target.toString(), timeouts: config.databaseTimeouts, poolSize: 4 });
     await migrateToLatest(db.kysely);
     running = await startServer(config, db, pino({ level: 'silent' }));

@@ -23,31 +23,45 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<str
 export interface ServiceProcess {
   child: ChildProcess;
   port: number;
+  dashboardPort: number;
+  dataDir: string;
   /** What it printed up to "serving": the demo credentials among it. */
   output: string;
-  credentials(): { id: string; secret: string };
+  /** The demo client, and the demo person's login (no password when another DATA_DIR set it on a shared database). */
+  credentials(): { id: string; secret: string; email: string; password: string | undefined };
+  /** Kills it and removes its data directory. */
   stop(): void;
+  /** SIGTERM, then waits for the exit; the data directory stays (for a restart). */
+  terminate(): Promise<number | null>;
 }
 
-/** `src/main.ts --demo` on a fresh embedded database, as `make run` starts it. */
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ias-process-'));
+/** `src/main.ts --demo` on an embedded database (a fresh one unless `dataDir` is given), as `make run` starts it. */
+export async function startServiceProcess(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'ias-process-'))): Promise<ServiceProcess> {
   const port = await freePort();
+  const dashboardPort = await freePort();
   // node itself with tsx as a loader: one process, so killing it stops the server (the tsx wrapper would leave
   // its child running, holding the test runner's output open).
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--demo'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DASHBOARD_PORT: String(dashboardPort), DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', DASHBOARD_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = await waitForOutput(child, /"msg":"serving"/);
+  const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(output)?.[1];
   return {
     child,
     port,
+    dashboardPort,
+    dataDir,
     output,
-    credentials: () => ({ id: /CLIENT_ID=(\S+)/.exec(output)![1]!, secret: /CLIENT_SECRET=(\S+)/.exec(output)![1]! }),
+    credentials: () => ({ id: printed('CLIENT_ID')!, secret: printed('CLIENT_SECRET')!, email: printed('EMAIL')!, password: printed('PASSWORD') }),
     stop() {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    terminate() {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      return exited;
     },
   };
 }

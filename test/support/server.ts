@@ -24,6 +24,8 @@ export function freePort(): Promise<number> {
 export interface TestServer {
   /** BASE_URL: the issuer, audience and prefix of problem type URIs (the server listens on 127.0.0.1 whatever it says). */
   url: string;
+  /** The dashboard's origin (its own port on 127.0.0.1). */
+  dashboardUrl: string;
   api: ApiClient;
   services: Services;
   database: TestDatabase;
@@ -50,6 +52,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'silent',
     BCRYPT_COST: '4',
+    DASHBOARD_PORT: '0',
     ...env,
   });
   const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides });
@@ -66,6 +69,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
   };
   return {
     url,
+    dashboardUrl: `http://127.0.0.1:${running.dashboard.port}`,
     api,
     services: running.services,
     database,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { operationScopes } from '../../generated/operation-scopes.js';
-import { authorize, AuthorizationError, requiredScopes, type Actor } from '../../src/auth/authorize.js';
+import { authorize, AuthorizationError, humanPrincipal, requiredScopes, type Actor } from '../../src/auth/authorize.js';
 import type { Principal } from '../../src/auth/tokens.js';
 import { loadDocument } from '../../src/document.js';
 
@@ -54,5 +54,17 @@ describe('authorize: the one authorization table', () => {
     // @ts-expect-error only authorize makes an actor
     const forged: Actor<'getOrder'> = { operationId: 'getOrder', accountId: 'a', clientId: 'c', scopes: new Set(), origin };
     expect([misused, forged]).to.have.length(2);
+  });
+
+  it('lets a signed-in human act on their own account through the dashboard channel only, and nothing else release a kill switch', () => {
+    const human = humanPrincipal('acct_1');
+    expect(authorize(human, 'approveOrder', origin, 'dashboard')).to.include({ accountId: 'acct_1', clientId: 'dashboard' });
+    expect(authorize(human, 'releaseKillSwitch', origin, 'dashboard').operationId).to.equal('releaseKillSwitch');
+    // @ts-expect-error a dashboard session is not a bearer principal
+    expect(refusal(() => authorize(human, 'getOrder', origin)).kind).to.equal('invalid_token');
+    // @ts-expect-error a token principal never reaches the dashboard channel
+    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'getOrder', origin, 'dashboard')).kind).to.equal('invalid_token');
+    // @ts-expect-error dashboard actions are no operation of the API
+    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'releaseKillSwitch', origin)).kind).to.equal('insufficient_scope');
   });
 });

@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Document } from 'openapi-backend';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { Config } from '../config.js';
+import { Contract } from '../contract/operations.js';
+import type { ChallengePurpose } from '../services/challenges.js';
+import { classifyError } from '../services/errors.js';
+import type { Services } from '../services/index.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { authRoutes } from './pages/auth.js';
+import { developerRoutes } from './pages/developer.js';
+import { overviewRoutes } from './pages/overview.js';
+import { policyRoutes } from './pages/policy.js';
+import { safetyRoutes } from './pages/safety.js';
+import { sendPage } from './respond.js';
+import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
+
+/** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+function asset(name: string): string {
+  for (const base of ['./assets/', '../../../src/dashboard/assets/']) {
+    try {
+      return readFileSync(new URL(base + name, import.meta.url), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  throw new Error(`dashboard asset ${name} is missing`);
+}
+
+export interface DashboardDependencies {
+  config: Config;
+  services: Services;
+  document: Document;
+  logger: Logger;
+}
+
+/** Who an error page is for when the request failed before its visitor was known. */
+const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } };
+
+/** What every page module gets. */
+export interface DashboardContext {
+  services: Services;
+  contract: Contract;
+  cookies: ReturnType<typeof cookieNames>;
+}
+
+/**
+ * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
+ * the same `authorize` as the API, with the `dashboard` channel. Sessions are cookies; bearer tokens are refused.
+ */
+export function createDashboardApp({ config, services, document, logger }: DashboardDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', config.trustProxy);
+  const context: DashboardContext = { services, contract: new Contract(document), cookies: cookieNames(config.dashboardUrl) };
+  const assets = { 'dashboard.css': ['text/css', asset('dashboard.css')], 'dashboard.js': ['text/javascript', asset('dashboard.js')] } as const;
+
+  app.use(
+    pinoHttp({
+      logger: logger.child({ app: 'dashboard' }),
+      // Never headers (cookies), bodies (passwords) or queries.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+    }),
+  );
+  app.use((req, res, next) => {
+    res.set({
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cache-Control': 'no-store',
+    });
+    if (req.headers.authorization) {
+      sendPage(res, 401, '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not accepted</title></head><body><main><h1>Bearer tokens are not accepted here</h1><p>The dashboard is for people: log in with your email and password. API tokens are for the API.</p></main></body></html>');
+      return;
+    }
+    next();
+  });
+  app.get('/assets/:file', (req, res, next) => {
+    const found = assets[req.params.file as keyof typeof assets];
+    if (!found) return next();
+    res.set({ 'Content-Type': `${found[0]}; charset=utf-8`, 'Cache-Control': 'no-cache' }).send(found[1]);
+  });
+  app.use(express.urlencoded({ extended: false, limit: config.bodyLimitBytes, parameterLimit: 100 }));
+  app.use(loadVisitor(services, context.cookies));
+
+  // The page's solver fetches its challenge here (same origin: the CSP allows no other).
+  app.get('/challenge', async (req, res, next) => {
+    try {
+      const purpose = ['signup', 'login', 'contact'].includes(String(req.query.purpose)) ? (req.query.purpose as ChallengePurpose) : undefined;
+      res.json(await services.challenges.issue(visitorOf(res).origin, purpose));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  // Every POST carries the CSRF token of the visitor's session (or pre-session).
+  app.post('*path', (req: Request, res: Response, next: NextFunction) => {
+    const visitor = visitorOf(res);
+    if (services.sessions.checkCsrf(visitor.anchor, (req.body as Record<string, unknown> | undefined)?._csrf)) return next();
+    sendPage(res, 403, page({ title: 'Form expired', visitor, error: { detail: 'This form is out of date or did not come from this dashboard. Go back, reload the page and try again.' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+  });
+
+  app.get('/', (_req, res) => res.redirect(303, visitorOf(res).session ? '/overview' : '/login'));
+  app.use(authRoutes(context));
+  app.use(overviewRoutes(context));
+  app.use(developerRoutes(context));
+  app.use(safetyRoutes(context));
+  app.use(policyRoutes(context));
+
+  app.use((_req, res) => sendPage(res, 404, page({ title: 'Not found', visitor: visitorOf(res), body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>` })));
+  const failed: ErrorRequestHandler = (error, req, res, _next) => {
+    // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
+    const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
+    if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
+      sendPage(res, parserStatus, page({ title: 'Form not accepted', visitor: visitorOf(res) ?? anonymous, error: { detail: 'The form could not be read (too large or malformed).' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+      return;
+    }
+    const { problem, log } = classifyError(error);
+    if (log !== 'none') req.log[log]({ err: error }, 'dashboard request failed');
+    const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
+    sendPage(res, problem.status, body, problem.headers);
+  };
+  app.use(failed);
+  return app;
+}

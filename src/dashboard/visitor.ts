@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { parse as parseCookies, serialize } from 'cookie';
+import type { NextFunction, Request, Response } from 'express';
+import { authorize, humanPrincipal, type Actor, type ActorOperation, type Origin } from '../auth/authorize.js';
+import type { Services } from '../services/index.js';
+import { SESSION_TTL_MS, type Session } from '../services/sessions.js';
+
+/** Who is looking at a page: the signed-in human (or nobody) and the CSRF token of their forms. */
+export interface Visitor {
+  session: Session | null;
+  /** The raw session token from the cookie (needed to end or replace the session, and to read its flash). */
+  token: string | undefined;
+  csrf: string;
+  /** What the CSRF token is bound to: the session's hash, or the pre-session cookie before login. */
+  anchor: string;
+  origin: Origin;
+}
+
+export interface CookieNames {
+  session: string;
+  pre: string;
+  secure: boolean;
+}
+
+/** Over https the cookies are Secure and take the `__Host-` prefix (no Domain, Path=/, Secure: never shared with a subdomain). */
+export function cookieNames(dashboardUrl: string | undefined): CookieNames {
+  const secure = Boolean(dashboardUrl?.startsWith('https:'));
+  return secure ? { session: '__Host-ias_session', pre: '__Host-ias_pre', secure } : { session: 'ias_session', pre: 'ias_pre', secure };
+}
+
+function cookie(names: CookieNames, name: string, value: string, maxAgeSeconds: number): string {
+  return serialize(name, value, { httpOnly: true, sameSite: 'strict', secure: names.secure, path: '/', maxAge: maxAgeSeconds });
+}
+
+export function sessionCookie(names: CookieNames, token: string): string {
+  return cookie(names, names.session, token, SESSION_TTL_MS / 1000);
+}
+
+export function clearedSessionCookie(names: CookieNames): string {
+  return cookie(names, names.session, '', 0);
+}
+
+/** The visitor `loadVisitor` found (undefined only for a request that failed before it ran). */
+export function visitorOf(res: Response): Visitor {
+  return (res.locals as { visitor: Visitor }).visitor;
+}
+
+/** Loads the visitor of every request; a visitor without session gets a pre-session cookie for the CSRF tokens of login and sign-up. */
+export function loadVisitor(services: Services, names: CookieNames) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const cookies = parseCookies(req.headers.cookie ?? '');
+      const token = cookies[names.session];
+      const session = await services.sessions.authenticate(token);
+      let anchor = session?.idHash ?? cookies[names.pre];
+      if (!session && !/^[\w-]{43}$/.test(anchor ?? '')) {
+        anchor = randomBytes(32).toString('base64url');
+        res.append('Set-Cookie', cookie(names, names.pre, anchor, 24 * 60 * 60));
+      }
+      const visitor: Visitor = {
+        session,
+        token: session ? token : undefined,
+        csrf: services.sessions.csrfToken(anchor!),
+        anchor: anchor!,
+        origin: { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.headers['user-agent'] ?? null },
+      };
+      (res.locals as { visitor: Visitor }).visitor = visitor;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The signed-in human acting through the dashboard channel: the one `authorize`, like every adapter. */
+export function actorFor<Op extends ActorOperation>(visitor: Visitor, operationId: Op): Actor<Op> {
+  return authorize(visitor.session ? humanPrincipal(visitor.session.accountId) : null, operationId, visitor.origin, 'dashboard');
+}

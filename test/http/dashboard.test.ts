@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { solveChallenge } from '../../scripts/solve-challenge.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** A cookie-keeping visitor of the dashboard, speaking plain HTTP (no browser). */
+class Visitor {
+  cookies = new Map<string, string>();
+  lastSetCookie: string[] = [];
+
+  constructor(readonly base: string) {}
+
+  async fetch(path: string, init: RequestInit = {}) {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const response = await fetch(`${this.base}${path}`, { ...init, headers, redirect: 'manual' });
+    this.lastSetCookie = response.headers.getSetCookie();
+    for (const line of this.lastSetCookie) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (value) this.cookies.set(name!, value);
+      else this.cookies.delete(name!);
+    }
+    return response;
+  }
+
+  async csrf(path: string): Promise<string> {
+    const page = await (await this.fetch(path)).text();
+    return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+  }
+
+  post(path: string, form: Record<string, string>) {
+    return this.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  }
+
+  /** Logs in through the login form (`csrfFrom`: a signed-in visitor takes the token of a page of their session). */
+  async logIn(email: string, password: string, csrfFrom = '/login') {
+    const csrf = await this.csrf(csrfFrom);
+    const issued = (await (await this.fetch('/challenge?purpose=login')).json()) as { challenge: string; difficulty: number };
+    return this.post('/login', { email, password, _csrf: csrf, challenge_solution: solveChallenge(issued.challenge, issued.difficulty) });
+  }
+}
+
+describe('dashboard sessions, CSRF and headers (HTTP)', () => {
+  let server: TestServer;
+  const password = 'a long and unusual passphrase';
+
+  before(async () => {
+    server = await startTestServer({ POW_DIFFICULTY: '6' });
+  });
+  after(() => server.close());
+
+  it('serves pages with a strict CSP, sets HttpOnly SameSite=Strict cookies, and rotates the session at every login', async () => {
+    await server.services.people.setPassword('rotate@example.com', password);
+    const visitor = new Visitor(server.dashboardUrl);
+    const loginPage = await visitor.fetch('/login');
+    expect(loginPage.headers.get('content-security-policy')).to.include("default-src 'self'").and.include("script-src 'self'").and.include("form-action 'self'").and.include("frame-ancestors 'none'");
+    expect(loginPage.headers.get('cache-control')).to.equal('no-store');
+
+    const first = await visitor.logIn('rotate@example.com', password);
+    expect(first.status).to.equal(303);
+    expect(first.headers.get('location')).to.equal('/overview');
+    const cookie = visitor.lastSetCookie.find((c) => c.startsWith('ias_session='))!;
+    expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Strict/i).and.not.match(/Secure/i);
+    const firstToken = visitor.cookies.get('ias_session')!;
+    expect((await visitor.fetch('/developer')).status).to.equal(200);
+
+    // A second login (same browser) ends the first session: the old token no longer opens anything.
+    expect((await visitor.logIn('rotate@example.com', password, '/developer')).status).to.equal(303);
+    expect(visitor.cookies.get('ias_session')).to.not.equal(firstToken);
+    const stale = new Visitor(server.dashboardUrl);
+    stale.cookies.set('ias_session', firstToken);
+    expect((await stale.fetch('/developer')).headers.get('location')).to.equal('/login');
+
+    // Logging out deletes the session.
+    const current = visitor.cookies.get('ias_session')!;
+    expect((await visitor.post('/logout', { _csrf: await visitor.csrf('/developer') })).status).to.equal(303);
+    expect(await server.services.sessions.authenticate(current)).to.equal(null);
+  });
+
+  it('refuses a form without the CSRF token of its session, and any request carrying a bearer token', async () => {
+    await server.services.people.setPassword('csrf@example.com', password);
+    const visitor = new Visitor(server.dashboardUrl);
+    await visitor.logIn('csrf@example.com', password);
+    const forged = await visitor.post('/safety/engage', { reason: 'forged' });
+    expect(forged.status).to.equal(403);
+    const otherSession = new Visitor(server.dashboardUrl);
+    const foreignToken = await otherSession.csrf('/login');
+    expect((await visitor.post('/safety/engage', { reason: 'forged', _csrf: foreignToken })).status).to.equal(403);
+    expect((await visitor.post('/safety/engage', { reason: 'real', _csrf: await visitor.csrf('/safety') })).status).to.equal(303);
+
+    const token = await server.token(['read']);
+    const bearer = await visitor.fetch('/overview', { headers: { authorization: `Bearer ${token}` } });
+    expect(bearer.status).to.equal(401);
+    expect(await bearer.text()).to.include('Bearer tokens are not accepted here');
+  });
+
+  it('manages only the signed-in account’s own clients', async () => {
+    const other = await server.createClient(['read'], 'other.holder@example.com');
+    await server.services.people.setPassword('owner@example.com', password);
+    const visitor = new Visitor(server.dashboardUrl);
+    await visitor.logIn('owner@example.com', password);
+    const csrf = await visitor.csrf('/developer');
+    expect((await visitor.post(`/developer/clients/${other.client_id}/revoke`, { _csrf: csrf })).status).to.equal(404);
+    expect((await visitor.post(`/developer/clients/${other.client_id}/rotate`, { _csrf: csrf })).status).to.equal(404);
+    expect((await visitor.fetch(`/developer/clients/${other.client_id}/revoke`)).status).to.equal(404);
+    expect((await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret } })).status).to.equal(200);
+  });
+});
+
+describe('dashboard served over https (DASHBOARD_URL)', () => {
+  it('marks session cookies Secure with the __Host- prefix', async () => {
+    const server = await startTestServer({ POW_DIFFICULTY: '6', DASHBOARD_URL: 'https://dashboard.example.com' });
+    try {
+      const visitor = new Visitor(server.dashboardUrl);
+      await visitor.fetch('/login');
+      expect(visitor.lastSetCookie[0]).to.match(/^__Host-ias_pre=/).and.match(/Secure/i).and.match(/Path=\//);
+      await server.services.people.setPassword('secure@example.com', password());
+      await visitor.logIn('secure@example.com', password());
+      expect(visitor.lastSetCookie.find((c) => c.startsWith('__Host-ias_session='))).to.match(/Secure/i).and.match(/HttpOnly/i);
+    } finally {
+      await server.close();
+    }
+  });
+  const password = () => 'a long and unusual passphrase';
+});
