@@ -72,8 +72,14 @@ describe('the service process on PostgreSQL', () => {
       // Acknowledged writes are exactly the stored ones: none lost, none done without its answer reaching the client.
       const stored = await database.db.kysely.selectFrom('policies').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       expect(Number(stored.n)).to.equal(acknowledged + 1); // + the demo seed's policy
-      // Requests after the drain find the port closed: they were never accepted.
-      expect([...refusedCodes].every((code) => code === 'ECONNREFUSED' || code === 'UND_ERR_SOCKET'), [...refusedCodes].join(', ')).to.equal(true);
+      // Every request the server handled was answered: it logged exactly the 201s the clients received, and no request
+      // was cut off (pino-http logs "request aborted" for one that closed unanswered).
+      const answered = log.split('\n').filter((line) => line.includes('"path":"/v1/policies"') && line.includes('"status":201')).length;
+      expect(answered).to.equal(acknowledged);
+      expect(log).to.not.include('request aborted');
+      // What the clients saw fail was never accepted: the closed port, or a connection still in the kernel's queue
+      // (or idle) when the listener closed.
+      expect([...refusedCodes].every((code) => ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(code)), [...refusedCodes].join(', ')).to.equal(true);
     } finally {
       service.stop();
     }
