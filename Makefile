@@ -14,8 +14,9 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
+# Compiles only when a source changed since the last build (scripts/build.mjs); `npm run build` always compiles.
 build: install
-	npm run build
+	node scripts/build.mjs
 
 run: build
 	node dist/src/main.js --demo

@@ -10,9 +10,15 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 const execFileAsync = promisify(execFile);
 
-async function cli(args: string[], env: Record<string, string>) {
+/** The CLI as operators run it: compiled (`npm run cli` builds dist/ when a source changed, then runs it). */
+before(async function () {
+  this.timeout(120_000);
+  await execFileAsync(process.execPath, ['scripts/build.mjs']);
+});
+
+async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await execFileAsync('node_modules/.bin/tsx', ['scripts/cli.ts', ...args], { env: { ...process.env, BCRYPT_COST: '4', ...env } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['dist/scripts/cli.js', ...args], { env: { ...process.env, BCRYPT_COST: '4', ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -93,7 +99,24 @@ describe('operator CLI', () => {
     expect(badScope.stderr).to.include('unknown scope admin');
     const unknown = await cli(['frobnicate'], env);
     expect(unknown.code).to.equal(64);
-    expect(unknown.stderr).to.include('client create --account EMAIL');
+    expect(unknown.stderr).to.equal('unknown command "frobnicate" (see: npm run cli -- --help)\n');
+    const incomplete = await cli(['client', 'create', '--account', 'ops@example.com'], env);
+    expect(incomplete).to.include({ code: 64, stderr: 'client create needs --scopes "read trade" (see: npm run cli -- --help)\n' });
+    const option = await cli(['client', 'list', '--acount', 'x'], env);
+    expect(option).to.include({ code: 64, stderr: 'unknown option --acount (see: npm run cli -- --help)\n' });
+  });
+
+  it('explains itself and each command with --help, without opening a database', async () => {
+    const help = await cli(['--help'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(help.code).to.equal(0);
+    for (const usage of ['client create', 'client list', 'client rotate', 'client revoke', 'kill-switch global', 'kill-switch account release', 'contact list']) {
+      expect(help.stdout).to.include(`  ${usage}`);
+    }
+    const one = await cli(['client', 'rotate', '-h']);
+    expect(one.code).to.equal(0);
+    expect(one.stdout).to.match(/^Usage: npm run cli -- client rotate CLIENT_ID/).and.include('new secret');
+    const group = await cli(['kill-switch', '--help']);
+    expect(group.stdout).to.include('kill-switch global on|off').and.include('kill-switch account release');
   });
 });
 
