@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import express, { type Router } from 'express';
+import { Marked } from 'marked';
 import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
+import { problemTypeUri } from '../problems.js';
 import { problemReply, sendReply } from './reply.js';
 
 const require = createRequire(import.meta.url);
@@ -14,6 +16,10 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+/** The spec's Markdown descriptions as HTML; raw HTML in them is shown as text, never interpreted. */
+const marked = new Marked({ gfm: true, renderer: { html: ({ text }) => escapeHtml(text) } });
+const markdown = (text: string) => marked.parse(text, { async: false });
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -69,29 +75,51 @@ export function docsRouter(baseUrl: string): Router {
     res.sendFile(req.params.file, { root: swaggerUiDir, maxAge: '1d' });
   });
 
-  router.get('/problems', (_req, res) => {
-    const items = Object.entries(problemTypes)
-      .map(([slug, t]) => `<dt><a href="/problems/${slug}">${escapeHtml(t.title)}</a> <code>${t.status}</code></dt><dd><code>${slug}</code></dd>`)
+  // Problem types for people (HTML, descriptions rendered from their Markdown) and for programs (JSON), by Accept.
+  const problem = (slug: ProblemSlug) => ({ slug, type: problemTypeUri(slug, baseUrl), title: problemTypes[slug].title, status: problemTypes[slug].status, description: problemTypes[slug].description });
+  const wantsJson = (req: express.Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
+  router.get('/problems', (req, res) => {
+    res.vary('Accept');
+    const slugs = Object.keys(problemTypes) as ProblemSlug[];
+    if (wantsJson(req)) return void res.json({ data: slugs.map(problem) });
+    const items = slugs
+      .map((slug) => `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt><dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`)
       .join('');
-    html(res, 200, page('Problem types', `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these. <a href="/docs">API reference</a></p><dl>${items}</dl>`));
+    html(res, 200, page('Problem types', `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these (also as JSON: <code>Accept: application/json</code>). <a href="/docs">API reference</a></p><dl>${items}</dl>`));
   });
   router.get('/problems/:slug', (req, res) => {
+    res.vary('Accept');
     const slug = req.params.slug as ProblemSlug;
-    const declared = Object.hasOwn(problemTypes, slug) ? problemTypes[slug] : undefined;
-    if (!declared) {
+    if (!Object.hasOwn(problemTypes, slug)) {
       sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no problem type "${req.params.slug}".`, instance: req.path }));
       return;
     }
+    const { type, title, status, description } = problem(slug);
+    if (wantsJson(req)) return void res.json(problem(slug));
+    const registered = type.startsWith(baseUrl) ? '' : ' (registered by IANA; this page documents how this API uses it)';
     html(
       res,
       200,
-      page(
-        declared.title,
-        `<p><a href="/problems">All problem types</a></p><h1>${escapeHtml(declared.title)}</h1>
-<p>HTTP status <code>${declared.status}</code> · type <code>${escapeHtml(`${baseUrl}/problems/${slug}`)}</code></p>
-<p>${escapeHtml(declared.description)}</p>`,
-      ),
+      page(title, `<p><a href="/problems">All problem types</a></p><h1>${escapeHtml(title)}</h1>
+<p>HTTP status <code>${status}</code> · type <code>${escapeHtml(type)}</code>${registered}</p>
+${markdown(description)}`),
     );
+  });
+
+  // The API host's root: people are sent to the reference, programs get an index of links.
+  router.get('/', (req, res) => {
+    res.vary('Accept');
+    if (!wantsJson(req)) return res.redirect(302, '/docs');
+    res.json({
+      docs: `${baseUrl}/docs`,
+      openapi: `${baseUrl}/openapi.json`,
+      problems: `${baseUrl}/problems`,
+      graphql: `${baseUrl}/graphql`,
+      mcp: `${baseUrl}/mcp`,
+      token_endpoint: `${baseUrl}/oauth/token`,
+      authorization_server_metadata: `${baseUrl}/.well-known/oauth-authorization-server`,
+      protected_resource_metadata: `${baseUrl}/.well-known/oauth-protected-resource`,
+    });
   });
   return router;
 }

@@ -46,4 +46,40 @@ describe('documents, docs and health', () => {
     expect(ready.status).to.equal(200);
     expect(ready.body.status).to.equal('ready');
   });
+
+  describe('problem types and the root', () => {
+    const base = () => `http://127.0.0.1:${server.running.port}`;
+
+    it('GET /problems/{slug} renders the description from Markdown for people and answers JSON to programs', async () => {
+      const page = await fetch(`${base()}/problems/validation-error`);
+      expect(page.headers.get('content-type')).to.match(/^text\/html/);
+      expect(page.headers.get('vary')).to.match(/Accept/i);
+      const html = await page.text();
+      expect(html).to.include('<code>').and.not.match(/`[^`<]+`/);
+      const json = await fetch(`${base()}/problems/validation-error`, { headers: { accept: 'application/json' } });
+      expect(json.headers.get('content-type')).to.match(/^application\/json/);
+      expect(await json.json()).to.include({ slug: 'validation-error', type: 'https://api.example.test/problems/validation-error', status: 400 });
+    });
+
+    it('lists every problem type as JSON, the rate-limit one under its IANA URI, as its page says too', async () => {
+      const list = (await (await fetch(`${base()}/problems`, { headers: { accept: 'application/json' } })).json()) as { data: { slug: string; type: string }[] };
+      expect(list.data.length).to.be.greaterThan(20);
+      const quota = list.data.find((p) => p.slug === 'quota-exceeded');
+      if (quota) {
+        expect(quota.type).to.equal('https://iana.org/assignments/http-problem-types#quota-exceeded');
+        const page = await (await fetch(`${base()}/problems/quota-exceeded`)).text();
+        expect(page).to.include('https://iana.org/assignments/http-problem-types#quota-exceeded').and.include('registered by IANA');
+      }
+      for (const problem of list.data.filter((p) => p.slug !== 'quota-exceeded')) expect(problem.type).to.equal(`https://api.example.test/problems/${problem.slug}`);
+      expect((await fetch(`${base()}/problems`)).headers.get('content-type')).to.match(/^text\/html/);
+    });
+
+    it('GET / sends people to /docs and gives programs an index of links', async () => {
+      const page = await fetch(`${base()}/`, { redirect: 'manual' });
+      expect(page.status).to.equal(302);
+      expect(page.headers.get('location')).to.equal('/docs');
+      const index = (await (await fetch(`${base()}/`, { headers: { accept: 'application/json' } })).json()) as Record<string, string>;
+      expect(index).to.include({ docs: 'https://api.example.test/docs', openapi: 'https://api.example.test/openapi.json', graphql: 'https://api.example.test/graphql', mcp: 'https://api.example.test/mcp' });
+    });
+  });
 });
