@@ -62,12 +62,18 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
 async function supervise(config: Config, logger: Logger): Promise<void> {
   const db = await open(config);
   await migrateToLatest(db.kysely);
-  if (demo) printDemo(config, await seedDemo(await createServices(config, db), config.dataDir), config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`);
+  const credentials = demo ? await seedDemo(await createServices(config, db), config.dataDir) : undefined;
   await db.close();
 
   let stopping = false;
   let listening = 0;
-  const fork = () => cluster.fork().once('listening', () => ++listening === config.webConcurrency && logger.info({ port: config.port, workers: config.webConcurrency, baseUrl: config.baseUrl }, 'serving'));
+  // Credentials and URLs are printed once every worker listens, so they can be used the moment they appear.
+  const serving = () => {
+    if (++listening !== config.webConcurrency) return;
+    if (credentials) printDemo(config, credentials, config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`);
+    logger.info({ port: config.port, workers: config.webConcurrency, baseUrl: config.baseUrl }, 'serving');
+  };
+  const fork = () => cluster.fork().once('listening', serving);
   const deaths: number[] = [];
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -9,30 +10,28 @@ const run = promisify(execFile);
 
 describe('the partner path in the README', () => {
   let server: TestServer;
-  const dir = join('.tmp', `partner-${process.pid}`);
+  const dir = mkdtempSync(join(tmpdir(), 'ias-partner-'));
 
   before(async () => {
     server = await startTestServer();
-    mkdirSync(dir, { recursive: true });
   });
   after(async () => {
     rmSync(dir, { recursive: true, force: true });
     await server.close();
   });
 
-  it('generates a typed client from the running server’s /openapi.json that type-checks and evaluates a goal', async () => {
-    await run('node_modules/.bin/openapi-typescript', [`${server.url}/openapi.json`, '-o', join(dir, 'schema.d.ts')]);
-    copyFileSync('examples/partner.ts', join(dir, 'partner.ts'));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['*.ts'] }),
-    );
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    await run('node_modules/.bin/tsc', ['-p', join(dir, 'tsconfig.json')]);
-
+  it('runs the README’s SDK block as written in an empty folder: install, generate types, type-check, evaluate a goal', async function () {
+    this.timeout(240_000);
+    const block = /<!-- sdk:start -->\s*```sh\n([\s\S]*?)```\s*<!-- sdk:end -->/.exec(readFileSync('README.md', 'utf8'))?.[1];
+    expect(block, 'README SDK block').to.be.a('string');
+    // Only where it runs changes: the folder (a fresh one) and the server's address.
+    const script = block!.replaceAll('../my-partner', join(dir, 'my-partner')).replaceAll('http://localhost:3000', server.url);
     const client = await server.createClient(['read']);
-    const { stdout } = await run('node_modules/.bin/tsx', [join(dir, 'partner.ts'), server.url, client.client_id, client.client_secret]);
-    const result = JSON.parse(stdout);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+      env: { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret, npm_config_audit: 'false', npm_config_fund: 'false' },
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(result.probability).to.be.within(0, 1);
     expect(result.required_growth_rate).to.be.closeTo(2.5 ** 0.1 - 1, 1e-12);
     expect(result.suggestions).to.equal(4);

@@ -31,4 +31,20 @@ describe('the README walk-through', () => {
     expect(stdout).to.match(/quantity: [\d.]+/);
     expect(stdout).to.match(/filled: 1/);
   });
+
+  it('shows the problem, not a parser error, when a step fails (a wrong secret)', async function () {
+    this.timeout(60_000);
+    const block = /<!-- walkthrough:start -->\s*```sh\n([\s\S]*?)```\s*<!-- walkthrough:end -->/.exec(readFileSync('README.md', 'utf8'))![1]!;
+    const { id } = service.credentials();
+    const script = block
+      .replace(/^export CLIENT_ID=.*$/m, `export CLIENT_ID='${id}' CLIENT_SECRET='wrong'`)
+      .replace('API=http://localhost:3000', `API=http://127.0.0.1:${service.port}`);
+    const failed = await run('bash', ['-euo', 'pipefail', '-c', script]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed.code).to.not.equal(0);
+    expect(failed.stderr).to.include('401 Client authentication failed: the client is unknown, revoked, or the secret is wrong');
+    expect(failed.stderr).to.not.match(/SyntaxError|at JSON\.parse/);
+  });
 });

@@ -1,5 +1,5 @@
 // A partner's program: a stock OAuth client (oauth4webapi) for the token, a typed client generated from
-// /openapi.json (openapi-typescript types + openapi-fetch) for the call. Usage: tsx partner.ts BASE_URL ID SECRET
+// /openapi.json (openapi-typescript types + openapi-fetch) for the call. Usage: npx tsx partner.ts BASE_URL ID SECRET
 import createClient from 'openapi-fetch';
 import * as oauth from 'oauth4webapi';
 import type { paths } from './schema.js';
