@@ -1704,6 +1704,8 @@ export interface components {
             /** @description Cursor of the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /** @description An approval takes no options; the object, when sent, is empty. */
+        ApproveOrderRequest: Record<string, never>;
         /** @description Optional details of a rejection. */
         RejectOrderRequest: {
             /** @description Why the order is rejected; recorded in the event. */
@@ -2576,6 +2578,7 @@ export type SchemaIdeaList = components['schemas']['IdeaList'];
 export type SchemaOrder = components['schemas']['Order'];
 export type SchemaOrderEvent = components['schemas']['OrderEvent'];
 export type SchemaOrderList = components['schemas']['OrderList'];
+export type SchemaApproveOrderRequest = components['schemas']['ApproveOrderRequest'];
 export type SchemaRejectOrderRequest = components['schemas']['RejectOrderRequest'];
 export type SchemaCancelOrderRequest = components['schemas']['CancelOrderRequest'];
 export type SchemaKillSwitch = components['schemas']['KillSwitch'];
@@ -3587,7 +3590,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description None, or an empty JSON object (many HTTP clients send `{}` with every POST); approval takes no options. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApproveOrderRequest"];
+            };
+        };
         responses: {
             /** @description The order after approval (`filled`, or `submitted` for a limit order the price has not reached). */
             200: {

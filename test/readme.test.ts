@@ -44,7 +44,7 @@ describe('the README walk-through', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(failed.code).to.not.equal(0);
-    expect(failed.stderr).to.include('401 Client authentication failed: the client is unknown, revoked, or the secret is wrong');
+    expect(failed.stderr).to.include('401 Client authentication failed: The client is unknown, revoked, or the secret is wrong.');
     expect(failed.stderr).to.not.match(/SyntaxError|at JSON\.parse/);
   });
 });

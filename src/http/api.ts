@@ -12,7 +12,7 @@ import { authorizationFailure, authorizationReply, BEARER_SCHEME, bearerSecurity
 import { parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
-import { fieldErrors } from './validation.js';
+import { describeFieldErrors, fieldErrors, validationDetail } from './validation.js';
 
 const TOKEN_OPERATION = 'issueToken';
 const CHALLENGE_HEADER = '/header/x-ias-challenge';
@@ -82,15 +82,16 @@ export async function createApiMiddleware(document: Document, services: Services
       });
     },
     validationFail: (context: Context) => {
-      const errors = fieldErrors(context.validation.errors ?? []);
+      const body = Object.values((context.operation.requestBody as { content?: Record<string, { schema?: { required?: string[] } }> } | undefined)?.content ?? {})[0]?.schema;
+      const errors = fieldErrors(context.validation.errors ?? [], body);
       // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
       const challenge = errors.find((e) => e.pointer === CHALLENGE_HEADER);
       if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
       if (context.operation.operationId === TOKEN_OPERATION) {
-        throw new OAuthError('invalid_request', errors.map((e) => `${e.pointer || 'body'} ${e.detail}`).join('; '));
+        throw new OAuthError('invalid_request', describeFieldErrors(errors));
       }
       return problemReply('validation-error', baseUrl, {
-        detail: `The request has ${errors.length} invalid ${errors.length === 1 ? 'field' : 'fields'}.`,
+        detail: validationDetail(errors),
         extensions: { errors },
       });
     },

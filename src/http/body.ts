@@ -15,7 +15,7 @@ function mediaTypeOf(header: string | undefined): { type: string; charset: strin
 function parseForm(text: string): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
-    if (name in form) throw new OAuthError('invalid_request', `parameter "${name}" is repeated`);
+    if (name in form) throw new OAuthError('invalid_request', `The parameter "${name}" is repeated.`);
     form[name] = value;
   }
   return form;
@@ -36,7 +36,7 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   }
   if (!declared.mediaTypes.includes(type)) {
     const expected = declared.mediaTypes.join(' or ');
-    if (declared.isTokenEndpoint) throw new OAuthError('invalid_request', `the request body must be ${expected}`);
+    if (declared.isTokenEndpoint) throw new OAuthError('invalid_request', `The request body must be ${expected}.`);
     throw new ProblemError('unsupported-media-type', `Send the request body as ${expected}${type ? `, not ${type}` : ' with a Content-Type header'}.`);
   }
   const text = raw.toString('utf8');

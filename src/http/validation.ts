@@ -1,3 +1,4 @@
+import { invalidInputDetail } from '../services/errors.js';
 import type { ErrorObject } from 'ajv';
 
 export interface FieldError {
@@ -28,7 +29,7 @@ function detailOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return error.instancePath === '' && params.missingProperty === 'requestBody' ? 'a request body is required' : 'is required';
+      return error.instancePath === '' && params.missingProperty === 'requestBody' ? BODY_MISSING : 'is required';
     case 'additionalProperties':
       return 'is not a known field';
     case 'enum':
@@ -40,10 +41,21 @@ function detailOf(error: ErrorObject): string {
   }
 }
 
-export function fieldErrors(errors: ErrorObject[]): FieldError[] {
+const BODY_MISSING = 'a request body is required';
+
+/**
+ * The failing fields of a request, one per pointer and message. A missing body is reported as its required members
+ * (`/reason` is required), so the client learns what to send, not only that something is missing.
+ */
+export function fieldErrors(errors: ErrorObject[], bodySchema?: { required?: string[] }): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
-  for (const error of errors) {
+  const expanded = errors.flatMap((error) => {
+    const missingBody = error.keyword === 'required' && error.instancePath === '' && (error.params as { missingProperty?: string }).missingProperty === 'requestBody';
+    if (!missingBody || !bodySchema?.required?.length) return [error];
+    return bodySchema.required.map((name) => ({ ...error, instancePath: '/requestBody', params: { missingProperty: name } }));
+  });
+  for (const error of expanded) {
     // oneOf/anyOf report their branches' errors too; the branch errors are the useful ones.
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
     const item = { pointer: pointerOf(error), detail: detailOf(error) };
@@ -54,4 +66,18 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
     }
   }
   return out;
+}
+
+/** Field errors as sentences, for the token endpoint's RFC 6749 `error_description`. */
+export function describeFieldErrors(errors: FieldError[]): string {
+  return errors
+    .map(({ pointer, detail }) => {
+      return pointer ? `${pointer.replace(/^\//, '')} ${detail}.` : `The ${detail.replace(/^a /, '')}.`;
+    })
+    .join(' ');
+}
+
+/** The `detail` of a validation problem, as every interface words it (fields named without their REST location). */
+export function validationDetail(errors: FieldError[]): string {
+  return invalidInputDetail(errors.map(({ pointer, detail }) => ({ field: pointer.replace(/^\/(query|path|header|headers)\//, '').replace(/^\//, ''), detail })));
 }

@@ -8,10 +8,19 @@ export interface FieldProblem {
   detail: string;
 }
 
+/** The `detail` of every validation problem, whatever the interface: the one field when there is one, else the count. */
+export function invalidInputDetail(fields: FieldProblem[]): string {
+  if (fields.length === 1) {
+    const [{ field, detail }] = fields as [FieldProblem];
+    return `The request has 1 invalid field: ${field ? `${field} ${detail}` : detail}.`;
+  }
+  return `The request has ${fields.length} invalid fields; each is listed in errors.`;
+}
+
 /** Input the contract's schema admits but the use case cannot: each adapter points at the fields its own way. */
 export class InvalidInputError extends ProblemError {
   constructor(readonly fields: FieldProblem[]) {
-    super('validation-error', `The request has ${fields.length} invalid ${fields.length === 1 ? 'field' : 'fields'}.`);
+    super('validation-error', invalidInputDetail(fields));
     this.name = 'InvalidInputError';
   }
 }

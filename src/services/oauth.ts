@@ -14,15 +14,15 @@ export interface TokenRequestForm {
 function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
   if (!header) return null;
   const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (!match) throw new OAuthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
+  if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret.');
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'the Basic credentials must be "client_id:client_secret"');
+  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be "client_id:client_secret".');
   // RFC 6749 section 2.3.1: both parts are form-urlencoded before base64.
   try {
     return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
   } catch {
-    throw new OAuthError('invalid_client', 'the Basic credentials are not correctly encoded');
+    throw new OAuthError('invalid_client', 'The Basic credentials are not correctly encoded.');
   }
 }
 
@@ -50,8 +50,8 @@ function checkResource(resource: string | undefined, baseUrl: string): void {
   if (resource === undefined) return;
   const asked = comparableResource(resource);
   const ours = [baseUrl, `${baseUrl}${MCP_PATH}`].map(comparableResource);
-  if (asked === null) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707)');
-  if (!ours.includes(asked)) throw new OAuthError('invalid_target', `resource "${resource}" is not served here; this service is ${baseUrl} (or ${baseUrl}${MCP_PATH})`);
+  if (asked === null) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707).');
+  if (!ours.includes(asked)) throw new OAuthError('invalid_target', `resource "${resource}" is not served here; this service is ${baseUrl} (or ${baseUrl}${MCP_PATH}).`);
 }
 
 function authorizationServerMetadata(baseUrl: string) {
@@ -91,25 +91,25 @@ export class OAuthService {
   async issueToken(form: TokenRequestForm, authorization: string | undefined) {
     const basic = basicCredentials(authorization);
     const posted = form.client_id !== undefined || form.client_secret !== undefined;
-    if (basic && posted) throw new OAuthError('invalid_request', 'authenticate with HTTP Basic or with client_id and client_secret in the body, not both');
-    if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required');
+    if (basic && posted) throw new OAuthError('invalid_request', 'Authenticate with HTTP Basic or with client_id and client_secret in the body, not both.');
+    if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
     const credentials = basic ?? (posted ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null);
     if (!credentials || !credentials.id || !credentials.secret) {
-      throw new OAuthError('invalid_client', 'client authentication is required (HTTP Basic or client_secret_post)');
+      throw new OAuthError('invalid_client', 'Client authentication is required (HTTP Basic or client_secret_post).');
     }
     const client = await this.clients.authenticate(credentials.id, credentials.secret);
-    if (!client) throw new OAuthError('invalid_client', 'the client is unknown, revoked, or the secret is wrong');
+    if (!client) throw new OAuthError('invalid_client', 'The client is unknown, revoked, or the secret is wrong.');
     if (form.grant_type !== 'client_credentials') {
-      throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials`);
+      throw new OAuthError('unsupported_grant_type', `grant_type "${form.grant_type}" is not supported; use client_credentials.`);
     }
     checkResource(form.resource, this.baseUrl);
     const allowed = client.scopes.split(' ');
     const requested = form.scope === undefined ? allowed : [...new Set(form.scope.split(' ').filter(Boolean))];
-    if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope');
+    if (requested.length === 0) throw new OAuthError('invalid_scope', 'scope must name at least one scope.');
     const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}`);
+    if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}.`);
     const beyond = requested.filter((s) => !allowed.includes(s));
-    if (beyond.length > 0) throw new OAuthError('invalid_scope', `this client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}`);
+    if (beyond.length > 0) throw new OAuthError('invalid_scope', `This client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}.`);
     return this.tokens.issue(client, requested);
   }
 

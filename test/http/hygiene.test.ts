@@ -58,6 +58,34 @@ describe('request hygiene and problem details', () => {
     for (const error of response.body.errors) expect(error.detail).to.be.a('string').and.not.empty;
   });
 
+  it('names each required member when the body is missing, in the problem’s detail too', async () => {
+    const trader = await server.token(['trade']);
+    const response = await server.api.post('/v1/kill-switch', { token: trader });
+    expectProblem(response, 400, 'validation-error');
+    expect(response.body.errors).to.deep.equal([{ pointer: '/reason', detail: 'is required' }]);
+    expect(response.body.detail).to.equal('The request has 1 invalid field: reason is required.');
+  });
+
+  it('answers token requests missing a parameter in sentences, as RFC 6749 errors', async () => {
+    const response = await server.api.post('/oauth/token', { form: {} });
+    expect(response.status).to.equal(400);
+    expect(response.body).to.include({ error: 'invalid_request', error_description: 'grant_type is required.' });
+    const empty = await server.api.post('/oauth/token', { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(empty.body.error_description).to.equal('grant_type is required.');
+  });
+
+  it('lets approve, reject and cancel take no body or an empty JSON object, as many clients send', async () => {
+    const trader = await server.token(['trade']);
+    for (const trigger of ['approve', 'reject', 'cancel']) {
+      for (const options of [{}, { json: {} }, { body: '', headers: { 'content-type': 'application/json' } }]) {
+        expectProblem(await server.api.post(`/v1/orders/ord_unknown/${trigger}`, { token: trader, ...options }), 404, 'not-found');
+      }
+    }
+    const extra = await server.api.post('/v1/orders/ord_unknown/approve', { token: trader, json: { force: true } });
+    expectProblem(extra, 400, 'validation-error');
+    expect(extra.body.errors[0].pointer).to.equal('/force');
+  });
+
   it('points at query parameters in their own location', async () => {
     const response = await server.api.get('/v1/orders?limit=0', { token });
     expectProblem(response, 400, 'validation-error');
