@@ -2428,25 +2428,55 @@ export interface components {
          * @example "3f2a9c1b"
          */
         IfNoneMatch: string;
-        /** @description Maximum number of items on the page. */
+        /**
+         * @description Maximum number of items on the page.
+         * @example 20
+         */
         Limit: number;
-        /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+        /**
+         * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+         * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+         */
         Cursor: string;
-        /** @description Market code (ISO 3166-1 alpha-2 country of the market), for example `US`. Unsupported codes are 422 `unsupported-market`. */
+        /**
+         * @description Market code (ISO 3166-1 alpha-2 country of the market), for example `US`. Unsupported codes are 422 `unsupported-market`.
+         * @example US
+         */
         MarketQuery: components["schemas"]["MarketCode"];
-        /** @description Only items of this market. */
+        /**
+         * @description Only items of this market.
+         * @example US
+         */
         MarketFilter: components["schemas"]["MarketCode"];
-        /** @description Only ideas generated in this mode. */
+        /**
+         * @description Only ideas generated in this mode.
+         * @example rebalance
+         */
         IdeaModeQuery: components["schemas"]["IdeaMode"];
-        /** @description Only orders in this state. */
+        /**
+         * @description Only orders in this state.
+         * @example proposed
+         */
         OrderStatusQuery: components["schemas"]["OrderStatus"];
-        /** @description Only orders for this symbol. */
+        /**
+         * @description Only orders for this symbol.
+         * @example VTI
+         */
         SymbolQuery: components["schemas"]["Symbol"];
-        /** @description Only orders proposed by this idea. */
+        /**
+         * @description Only orders proposed by this idea.
+         * @example idea_01m818ssrtfxhkd6vf9hrjr3ec
+         */
         IdeaIdQuery: string;
-        /** @description Earliest report date (inclusive, `YYYY-MM-DD`). */
+        /**
+         * @description Earliest report date (inclusive, `YYYY-MM-DD`).
+         * @example 2026-11-01
+         */
         FromDate: string;
-        /** @description Latest report date (inclusive, `YYYY-MM-DD`). */
+        /**
+         * @description Latest report date (inclusive, `YYYY-MM-DD`).
+         * @example 2026-11-20
+         */
         ToDate: string;
         /**
          * @description The report's UTC date (`YYYY-MM-DD`).
@@ -2883,7 +2913,10 @@ export interface operations {
     getChallenge: {
         parameters: {
             query?: {
-                /** @description The write the solution is for; absent, the challenge serves any of them. */
+                /**
+                 * @description The write the solution is for; absent, the challenge serves any of them.
+                 * @example signup
+                 */
                 purpose?: "signup" | "login" | "contact";
             };
             header?: never;
@@ -2939,6 +2972,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "holder@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "name": "Ada Holder"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignupRequest"];
             };
         };
@@ -2995,6 +3035,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "holder@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginRequest"];
             };
         };
@@ -3053,6 +3099,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "holder@example.com",
+                 *       "name": "Ada Holder",
+                 *       "message": "How do I rotate a client secret?"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContactRequest"];
             };
         };
@@ -3159,9 +3212,15 @@ export interface operations {
     listPolicies: {
         parameters: {
             query?: {
-                /** @description Maximum number of items on the page. */
+                /**
+                 * @description Maximum number of items on the page.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3306,7 +3365,10 @@ export interface operations {
     getPortfolio: {
         parameters: {
             query?: {
-                /** @description Market code (ISO 3166-1 alpha-2 country of the market), for example `US`. Unsupported codes are 422 `unsupported-market`. */
+                /**
+                 * @description Market code (ISO 3166-1 alpha-2 country of the market), for example `US`. Unsupported codes are 422 `unsupported-market`.
+                 * @example US
+                 */
                 market?: components["parameters"]["MarketQuery"];
             };
             header?: never;
@@ -3339,9 +3401,15 @@ export interface operations {
     listBrokers: {
         parameters: {
             query?: {
-                /** @description Maximum number of items on the page. */
+                /**
+                 * @description Maximum number of items on the page.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3373,13 +3441,25 @@ export interface operations {
     listIdeas: {
         parameters: {
             query?: {
-                /** @description Only ideas generated in this mode. */
+                /**
+                 * @description Only ideas generated in this mode.
+                 * @example rebalance
+                 */
                 mode?: components["parameters"]["IdeaModeQuery"];
-                /** @description Only items of this market. */
+                /**
+                 * @description Only items of this market.
+                 * @example US
+                 */
                 market?: components["parameters"]["MarketFilter"];
-                /** @description Maximum number of items on the page. */
+                /**
+                 * @description Maximum number of items on the page.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3495,15 +3575,30 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description Only orders in this state. */
+                /**
+                 * @description Only orders in this state.
+                 * @example proposed
+                 */
                 status?: components["parameters"]["OrderStatusQuery"];
-                /** @description Only orders for this symbol. */
+                /**
+                 * @description Only orders for this symbol.
+                 * @example VTI
+                 */
                 symbol?: components["parameters"]["SymbolQuery"];
-                /** @description Only orders proposed by this idea. */
+                /**
+                 * @description Only orders proposed by this idea.
+                 * @example idea_01m818ssrtfxhkd6vf9hrjr3ec
+                 */
                 idea_id?: components["parameters"]["IdeaIdQuery"];
-                /** @description Maximum number of items on the page. */
+                /**
+                 * @description Maximum number of items on the page.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3593,6 +3688,7 @@ export interface operations {
         /** @description None, or an empty JSON object (many HTTP clients send `{}` with every POST); approval takes no options. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApproveOrderRequest"];
             };
         };
@@ -3645,6 +3741,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Not while I am travelling."
+                 *     }
+                 */
                 "application/json": components["schemas"]["RejectOrderRequest"];
             };
         };
@@ -3699,6 +3800,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The price moved away."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelOrderRequest"];
             };
         };
@@ -3775,6 +3881,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Stepping away for a week."
+                 *     }
+                 */
                 "application/json": components["schemas"]["EngageKillSwitchRequest"];
             };
         };
@@ -3807,13 +3918,25 @@ export interface operations {
     listDailyReports: {
         parameters: {
             query?: {
-                /** @description Earliest report date (inclusive, `YYYY-MM-DD`). */
+                /**
+                 * @description Earliest report date (inclusive, `YYYY-MM-DD`).
+                 * @example 2026-11-01
+                 */
                 from?: components["parameters"]["FromDate"];
-                /** @description Latest report date (inclusive, `YYYY-MM-DD`). */
+                /**
+                 * @description Latest report date (inclusive, `YYYY-MM-DD`).
+                 * @example 2026-11-20
+                 */
                 to?: components["parameters"]["ToDate"];
-                /** @description Maximum number of items on the page. */
+                /**
+                 * @description Maximum number of items on the page.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `next_cursor` of the previous page. Opaque; omit it for the first page. */
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
                 cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
@@ -3861,6 +3984,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-11-20"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GenerateDailyReportRequest"];
             };
         };

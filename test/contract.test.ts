@@ -1,3 +1,5 @@
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { handlers } from '../handlers/index.js';
 import { problemTypes } from '../generated/problem-types.js';
@@ -53,5 +55,48 @@ describe('the contract and the code agree', () => {
       expect(operation.security, operation.operationId).to.be.an('array');
       for (const requirement of operation.security) for (const scope of requirement.OAuth2 ?? []) expect(scopes).to.include(scope);
     }
+  });
+
+  describe('a contract a fuzzer and a code generator can go deep in', () => {
+    const ajv = new Ajv2020.default({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema(document, 'doc');
+    const valid = (schema: any, value: unknown) => ajv.validate(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')), value);
+
+    it('every parameter and every request body has an example its own schema accepts', () => {
+      for (const operation of operations) {
+        for (const parameter of (operation.parameters ?? []).map(resolve)) {
+          const where = `${operation.operationId} ${parameter.in} ${parameter.name}`;
+          expect(parameter.example, where).to.not.equal(undefined);
+          const value = parameter.schema.type === 'integer' && typeof parameter.example === 'string' ? Number(parameter.example) : parameter.example;
+          expect(valid(parameter.schema, value), `${where}: ${ajv.errorsText()}`).to.equal(true);
+        }
+        for (const [mediaType, content] of Object.entries(resolve(operation.requestBody)?.content ?? {}) as [string, any][]) {
+          const examples = content.example !== undefined ? [content.example] : Object.values(content.examples ?? {}).map((e: any) => e.value);
+          expect(examples, `${operation.operationId} ${mediaType}`).to.not.be.empty;
+          for (const example of examples) expect(valid(content.schema, example), `${operation.operationId} ${mediaType}: ${ajv.errorsText()}`).to.equal(true);
+        }
+      }
+    });
+
+    it('every link names an operation and only parameters it has, from the response body', () => {
+      const byId = new Map(operations.map((op) => [op.operationId, op]));
+      let count = 0;
+      for (const operation of operations) {
+        for (const response of Object.values(operation.responses as Record<string, any>).map(resolve)) {
+          for (const [name, link] of Object.entries((response.links ?? {}) as Record<string, any>)) {
+            count++;
+            const target = byId.get(link.operationId);
+            expect(target, `${operation.operationId} → ${name}`).to.not.equal(undefined);
+            const names = (target.parameters ?? []).map(resolve).map((p: any) => p.name);
+            for (const [parameter, expression] of Object.entries(link.parameters as Record<string, string>)) {
+              expect(names, `${operation.operationId} → ${name}`).to.include(parameter);
+              expect(expression).to.match(/^\$response\.body#\/[a-z_0-9/]+$/);
+            }
+          }
+        }
+      }
+      expect(count).to.be.greaterThan(10);
+    });
   });
 });
