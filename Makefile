@@ -43,9 +43,10 @@ test-all: install
 test-embedded: install
 	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
 
-# Benchmarks print ratios against a baseline measured in the same run; they are not part of `make test`.
-bench: install
-	npm run bench:orders
+# Benchmarks print ratios against baselines measured in the same run and write BENCHMARKS.md; not part of `make test`.
+# CASES="read cluster memory approvals orders feasibility flood" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
+bench: build
+	npx tsx scripts/bench.ts
 
 clean:
 	rm -rf dist .data

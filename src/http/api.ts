@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type Context, type Document, type Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
 import { AuthorizationError, type Actor } from '../auth/authorize.js';
@@ -12,6 +12,7 @@ import { authorizationFailure, authorizationReply, BEARER_SCHEME, bearerSecurity
 import { parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
+import { RouteTable } from './routes.js';
 import { describeFieldErrors, fieldErrors, validationDetail } from './validation.js';
 
 const TOKEN_OPERATION = 'issueToken';
@@ -39,10 +40,12 @@ export interface ApiRequestState {
 }
 
 export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string): Promise<RequestHandler> {
+  // The validator is built below, after init: openapi-backend's own compiles a validator for every response and
+  // response header too (about 2 s of CPU per process start), which only tests of responses would use.
   const api = new OpenAPI31Backend({
     definition: structuredClone(document),
     strict: true,
-    validate: true,
+    validate: false,
     coerceTypes: true,
     customizeAjv: ajvFor2020,
     ajvOpts: { allErrors: true },
@@ -72,10 +75,8 @@ export async function createApiMiddleware(document: Document, services: Services
     notFound: (context: Context) =>
       problemReply('not-found', baseUrl, { detail: `There is no resource at ${context.request.path}.` }),
     methodNotAllowed: (context: Context) => {
-      const allowed = api.router
-        .getOperations()
-        .filter((op: Operation) => new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`).test(context.request.path))
-        .map((op: Operation) => op.method.toUpperCase());
+      const match = routes.match(context.request.method, context.request.path);
+      const allowed = match.kind === 'method-not-allowed' ? match.allowed : [];
       return problemReply('method-not-allowed', baseUrl, {
         detail: `${context.request.method.toUpperCase()} is not allowed here; use ${allowed.join(', ')}.`,
         headers: { Allow: allowed.join(', ') },
@@ -108,6 +109,39 @@ export async function createApiMiddleware(document: Document, services: Services
   });
   api.registerSecurityHandler(BEARER_SCHEME, bearerSecurityHandler(services.tokens) as never);
   await api.init();
+  const validator = new OpenAPIValidator({ definition: api.definition, router: api.router, lazyCompileValidators: true, coerceTypes: true, customizeAjv: ajvFor2020, ajvOpts: { allErrors: true } });
+  validator.preCompileRequestValidators();
+  api.validator = validator;
+  api.validate = true;
+
+  // openapi-backend's router rebuilds every operation object through lodash on each getOperations() call, and
+  // handleRequest matches the route again after this middleware did: together most of a light request's CPU. Both
+  // are fixed here through the router's public object (no patch to the package): the operation list is computed
+  // once, and a request matched here carries its match into handleRequest (an upstream fix would memoise
+  // getOperations per definition and accept a pre-matched operation).
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+  const routes = new RouteTable(operations);
+  const matched = new WeakMap<object, Operation>();
+  api.router.matchOperation = ((request: { method: string; path: string }, strict?: boolean) => {
+    const known = matched.get(request);
+    if (known) return known;
+    const match = routes.match(request.method, request.path);
+    if (match.kind === 'operation') return match.operation;
+    if (!strict) return undefined;
+    throw new Error(match.kind === 'not-found' ? '404-notFound: no route matches request' : '405-methodNotAllowed: this method is not registered for the route');
+  }) as typeof api.router.matchOperation;
+  // handleRequest parses a request twice (before and after routing) and the validator a third time; a matched
+  // request is parsed once, and each caller gets its own copy of what the validator coerces in place.
+  const parseRequest = api.router.parseRequest.bind(api.router);
+  const parsed = new WeakMap<object, ReturnType<typeof parseRequest>>();
+  api.router.parseRequest = ((request: object, operation?: Operation) => {
+    const known = matched.get(request);
+    if (!known || (operation && operation !== known)) return parseRequest(request as never, operation);
+    let value = parsed.get(request);
+    if (!value) parsed.set(request, (value = parseRequest(request as never, known)));
+    return { ...value, params: { ...value.params }, query: { ...value.query } };
+  }) as typeof api.router.parseRequest;
 
   return async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
@@ -120,18 +154,16 @@ export async function createApiMiddleware(document: Document, services: Services
       } catch {
         throw new ProblemError('malformed-request', 'The URL path is not valid percent-encoded UTF-8.');
       }
-      const apiRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> };
-      try {
-        operation = api.router.matchOperation(apiRequest, true);
-      } catch {
-        operation = undefined;
-      }
+      const match = routes.match(req.method, req.path);
+      operation = match.kind === 'operation' ? match.operation : undefined;
       // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
       if (operation && req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
         throw new ProblemError('not-acceptable', `Responses are application/json (errors application/problem+json); the Accept header "${req.headers.accept}" allows neither.`);
       }
       const body = operation ? parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation)) : undefined;
-      reply = (await api.handleRequest({ ...apiRequest, body }, req, state)) as Reply;
+      const apiRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body };
+      if (operation) matched.set(apiRequest, operation);
+      reply = (await api.handleRequest(apiRequest, req, state)) as Reply;
     } catch (error) {
       reply = errorToReply(error, baseUrl, state.log, operation);
     }

@@ -6,7 +6,8 @@ import { problemTypeUri } from '../problems.js';
 import { problemReply, sendReply } from './reply.js';
 
 const require = createRequire(import.meta.url);
-const swaggerUiDir: string = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+// The package's main module evaluates the whole 1.7 MB browser bundle in Node; only the folder is needed here.
+const swaggerUiDir: string = (require('swagger-ui-dist/absolute-path.js') as () => string)();
 
 const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png', 'oauth2-redirect.html', 'oauth2-redirect.js']);
 

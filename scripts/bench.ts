@@ -1,0 +1,271 @@
+// `make bench`: the service against baselines it starts itself, each result a ratio measured in the same run (this
+// machine's load varies; absolute numbers from different runs are not comparable). Not part of `make test`.
+// Usage: make bench [CASES="read cluster memory approvals orders feasibility flood"]
+// Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON).
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { sql } from 'kysely';
+import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
+import { loadConfig } from '../src/config.js';
+import { createServices, type Services } from '../src/services/index.js';
+import { SimulatedPriceSource } from '../src/services/market-data.js';
+import { storeIdea } from '../src/services/orders/propose.js';
+import { dec } from '../src/services/money.js';
+import { benchDatabase, fixedRate, request, rssMiB, startBaseline, startService, throughput, token, type Service } from './bench/support.js';
+
+const ALL = ['read', 'cluster', 'memory', 'approvals', 'orders', 'feasibility', 'flood'] as const;
+type Case = (typeof ALL)[number];
+const chosen = new Set<Case>((process.env.CASES?.split(/[\s,]+/).filter(Boolean) as Case[] | undefined) ?? ALL);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+
+interface Row {
+  case: string;
+  measured: string;
+  ratio?: number;
+  target?: string;
+  met?: boolean;
+}
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+
+const database = await benchDatabase();
+const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '4', DASHBOARD_PORT: '0' });
+const db: Db = await openDatabase({ databaseUrl: database.url });
+await migrateToLatest(db.kysely);
+const services: Services = await createServices(config, db);
+let accounts = 0;
+
+
+async function client(service: Service, scopes = ['read', 'write', 'trade']) {
+  const created = await services.clients.create({ accountEmail: `bench${++accounts}@example.com`, scopes });
+  return { accountId: created.account_id, clientId: created.client_id, token: await token(service.url, created.client_id, created.client_secret) };
+}
+
+/** The headers a client sees on a read, minus those every server sets itself (date, length, connection). */
+function replayableHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const skip = new Set(['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding']);
+  return Object.fromEntries(Object.entries(headers).filter(([name, value]) => !skip.has(name) && typeof value === 'string') as [string, string][]);
+}
+
+try {
+  let single: Service | undefined = await startService(database.url);
+  const reader = await client(single, ['read']);
+  const readUrl = `${single.url}/v1/brokers`;
+  const auth = { Authorization: `Bearer ${reader.token}` };
+  let singleRead: Awaited<ReturnType<typeof throughput>> | undefined;
+
+  if (chosen.has('read') || chosen.has('cluster')) {
+    const sample = await request(readUrl, { headers: auth });
+    if (sample.status !== 200) throw new Error(`GET /v1/brokers answered ${sample.status}: ${sample.body}`);
+    await throughput(readUrl, { headers: auth, duration: 2 }); // warm-up (JIT, pools)
+    singleRead = await throughput(readUrl, { headers: auth, duration: DURATION, pid: single.pid });
+    raw.read = { service: singleRead };
+    log(`read: service ${fixed(singleRead.requestsPerSecond, 0)} req/s (p50 ${singleRead.p50} ms, p99 ${singleRead.p99} ms, non-2xx ${singleRead.non2xx})`);
+  }
+
+  if (chosen.has('read')) {
+    const sample = await request(readUrl, { headers: auth });
+    const headers = replayableHeaders(sample.headers);
+    const results: Record<string, Awaited<ReturnType<typeof throughput>>> = {};
+    for (const kind of ['express', 'node'] as const) {
+      const baseline = await startBaseline(kind, sample.body, headers);
+      await throughput(`${baseline.url}/v1/brokers`, { duration: 2 });
+      results[kind] = await throughput(`${baseline.url}/v1/brokers`, { duration: DURATION, pid: baseline.pid });
+      await baseline.stop();
+      log(`read: ${kind} baseline ${fixed(results[kind].requestsPerSecond, 0)} req/s`);
+    }
+    const vsExpress = singleRead!.requestsPerSecond / results.express!.requestsPerSecond;
+    const vsNode = singleRead!.requestsPerSecond / results.node!.requestsPerSecond;
+    raw.read = { ...(raw.read as object), express: results.express, node: results.node, ratioVsExpress: vsExpress, ratioVsNode: vsNode };
+    rows.push({ case: 'Authenticated validated read (GET /v1/brokers) vs plain express 5, same bytes', measured: `${fixed(singleRead!.requestsPerSecond, 0)} vs ${fixed(results.express!.requestsPerSecond, 0)} req/s`, ratio: vsExpress, target: '≥ 0.6×', met: vsExpress >= 0.6 });
+    rows.push({ case: '… vs bare node:http, same bytes', measured: `${fixed(singleRead!.requestsPerSecond, 0)} vs ${fixed(results.node!.requestsPerSecond, 0)} req/s`, ratio: vsNode });
+    // Throughput depends on what else the cores are doing; server CPU per request much less so.
+    const cpuRatio = results.express!.cpuMicrosPerRequest! / singleRead!.cpuMicrosPerRequest!;
+    raw.read = { ...(raw.read as object), cpuRatioVsExpress: cpuRatio };
+    rows.push({ case: '… server CPU per request, express ÷ service (1 = as cheap as plain express)', measured: `${fixed(singleRead!.cpuMicrosPerRequest!, 0)} vs ${fixed(results.express!.cpuMicrosPerRequest!, 0)} µs`, ratio: cpuRatio });
+  }
+
+  if (chosen.has('memory')) {
+    const before = rssMiB(single.pid);
+    await throughput(readUrl, { headers: auth, amount: 100_000, connections: 10 });
+    const after = rssMiB(single.pid);
+    raw.memory = { rssBeforeMiB: before, rssAfter100kMiB: after };
+    rows.push({ case: 'Memory (RSS) after 100k authenticated reads vs before', measured: `${fixed(before, 0)} → ${fixed(after, 0)} MiB`, ratio: after / before, target: 'bounded (no growth per request)', met: after / before < 1.5 });
+    log(`memory: ${fixed(before, 0)} MiB → ${fixed(after, 0)} MiB after 100k requests`);
+  }
+
+  if (chosen.has('cluster')) {
+    await single.stop();
+    single = undefined;
+    const two = await startService(database.url, { WEB_CONCURRENCY: '2' });
+    const url = `${two.url}/v1/brokers`;
+    await throughput(url, { headers: auth, duration: 2, connections: 20 });
+    const clustered = await throughput(url, { headers: auth, duration: DURATION, connections: 20, pid: two.pid });
+    await two.stop();
+    const ratio = clustered.requestsPerSecond / singleRead!.requestsPerSecond;
+    raw.cluster = { one: singleRead, two: clustered, ratio };
+    rows.push({ case: 'WEB_CONCURRENCY=2 vs 1 (same read, load generator on the same 2 cores)', measured: `${fixed(clustered.requestsPerSecond, 0)} vs ${fixed(singleRead!.requestsPerSecond, 0)} req/s`, ratio, target: '≥ 1.4×', met: ratio >= 1.4 });
+    log(`cluster: 2 workers ${fixed(clustered.requestsPerSecond, 0)} req/s (${fixed(ratio)}×)`);
+  }
+
+  single ??= await startService(database.url);
+
+  if (chosen.has('approvals')) {
+    const ACCOUNTS = 20;
+    const RATE = Number(process.env.APPROVALS_PER_SECOND ?? 200);
+    const COUNT = RATE * Math.max(5, DURATION);
+    const perAccount = Math.ceil(COUNT / ACCOUNTS);
+    const disclosure = JSON.parse((await request(`${single.url}/v1/disclosures/current`, { headers: auth })).body) as { version: number };
+    const traders: { token: string; orders: string[] }[] = [];
+    for (let a = 0; a < ACCOUNTS; a++) {
+      const trader = await client(single);
+      const policy = await request(`${single.url}/v1/policies`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          limits: { max_order_notional: 50_000, max_position_weight: 0.9, max_daily_notional: 1_000_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
+          target_allocation: [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }],
+          consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Bench Holder' },
+        }),
+      });
+      if (policy.status !== 201) throw new Error(`policy: ${policy.status} ${policy.body}`);
+      // Distinct quantities, so no approval is a duplicate of another; about 0.1 share each keeps cash ample.
+      const idea = await storeIdea(db.kysely, new SimulatedPriceSource(), new Date(), {
+        accountId: trader.accountId,
+        clientId: trader.clientId,
+        mode: 'rebalance',
+        market: 'US',
+        rationale: 'bench set-up',
+        trades: Array.from({ length: perAccount }, (_, i) => ({ market: 'US', symbol: 'VTI', side: 'buy' as const, quantity: dec((0.1 + i / 10_000).toFixed(4)), order_type: 'market' as const, limit_price: null })),
+      });
+      traders.push({ ...trader, orders: idea.orders.map((o: { id: string }) => o.id) });
+    }
+    const result = await fixedRate(COUNT, RATE, async (i, agent) => {
+      const trader = traders[i % ACCOUNTS]!;
+      const id = trader.orders[Math.floor(i / ACCOUNTS)]!;
+      const response = await request(`${single!.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` }, agent });
+      return response.status;
+    });
+    raw.approvals = result;
+    const met = result.achievedPerSecond >= RATE * 0.95 && result.p99 <= 50 && (result.statuses['200'] ?? 0) === COUNT;
+    rows.push({ case: `Approvals at ${RATE}/s offered over ${ACCOUNTS} accounts (PostgreSQL)`, measured: `${fixed(result.achievedPerSecond, 0)}/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, statuses ${JSON.stringify(result.statuses)}`, target: '≥ 200/s, p99 ≤ 50 ms', met });
+    log(`approvals: ${JSON.stringify(result)}`);
+  }
+
+  if (chosen.has('orders')) {
+    const big = await client(single, ['read']);
+    const small = await client(single, ['read']);
+    const BIG = Number(process.env.BENCH_ORDERS ?? 1_000_000);
+    log(`orders: inserting ${BIG.toLocaleString()} orders…`);
+    const insert = (accountId: string, prefix: string, count: number) => sql`
+      insert into orders (id, account_id, market, currency, symbol, side, quantity, order_type, notional, status, expires_at)
+      select ${prefix} || lpad(i::text, 12, '0'), ${accountId}, 'US', 'USD', (array['VTI','BND','QQQ','GLD','AAPL'])[1 + i % 5], 'buy', 1,
+             'market', 100, (array['filled','rejected','cancelled','blocked','expired'])[1 + (i / 7) % 5], now() + interval '1 day'
+      from generate_series(1, ${count}) as i`.execute(db.kysely);
+    await insert(big.accountId, 'ord_b', BIG);
+    await insert(small.accountId, 'ord_s', 1000);
+    await sql`analyze orders`.execute(db.kysely);
+    const p50 = async (url: string, headers: Record<string, string>, n = 200) => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const start = performance.now();
+        const response = await request(url, { headers });
+        if (response.status !== 200) throw new Error(`${url}: ${response.status} ${response.body}`);
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return times[Math.floor(n / 2)]!;
+    };
+    const page = (who: { token: string }, query: string) => p50(`${single!.url}/v1/orders?${query}`, { Authorization: `Bearer ${who.token}` });
+    const smallFirst = await page(small, 'limit=20');
+    const bigFirst = await page(big, 'limit=20');
+    const deepCursor = Buffer.from(JSON.stringify({ k: `ord_b${String(Math.floor(BIG * 0.1)).padStart(12, '0')}` })).toString('base64url');
+    const bigDeep = await page(big, `limit=20&cursor=${deepCursor}`);
+    const bigFiltered = await page(big, 'limit=20&status=rejected&symbol=GLD');
+    raw.orders = { orders: BIG, p50Ms: { small: smallFirst, bigFirst, bigDeep, bigFiltered } };
+    const worst = Math.max(bigFirst, bigDeep, bigFiltered) / smallFirst;
+    rows.push({ case: `Orders page (p50) at ${BIG.toLocaleString()} orders vs 1,000 (first, 90 % deep, filtered)`, measured: `${fixed(bigFirst)} / ${fixed(bigDeep)} / ${fixed(bigFiltered)} ms vs ${fixed(smallFirst)} ms`, ratio: worst, target: '≤ 1.5×', met: worst <= 1.5 });
+    log(`orders: ${JSON.stringify(raw.orders)}`);
+  }
+
+  if (chosen.has('feasibility')) {
+    const goal = await client(single, ['read']);
+    const headers = { Authorization: `Bearer ${goal.token}`, 'Content-Type': 'application/json' };
+    const latencies = async (call: (i: number) => Promise<number>, n = 300) => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const start = performance.now();
+        const status = await call(i);
+        if (status !== 200) throw new Error(`status ${status}`);
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return { p50: times[Math.floor(n / 2)]!, p99: times[Math.floor(n * 0.99)]! };
+    };
+    const feasibility = (i: number) =>
+      request(`${single!.url}/v1/goals/feasibility`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ capital: 1000 * (i % 50), target: 300_000 + 1000 * i, horizon_years: 1 + (i % 50), market: 'US', monthly_contribution: 100 + 10 * (i % 40), confidence: 0.8 }),
+      }).then((r) => r.status);
+    const health = () => request(`${single!.url}/healthz`).then((r) => r.status);
+    await latencies(feasibility, 50);
+    const withContributions = await latencies(feasibility);
+    const baseline = await latencies(health);
+    raw.feasibility = { feasibility: withContributions, healthz: baseline };
+    rows.push({ case: 'Feasibility with monthly contributions (HTTP p50, horizons 1–50 y) vs GET /healthz', measured: `p50 ${fixed(withContributions.p50)} ms (p99 ${fixed(withContributions.p99)}) vs ${fixed(baseline.p50)} ms`, ratio: withContributions.p50 / baseline.p50, target: 'p50 ≤ 5 ms', met: withContributions.p50 <= 5 });
+    log(`feasibility: ${JSON.stringify(raw.feasibility)}`);
+  }
+  await single.stop();
+
+  if (chosen.has('flood')) {
+    // Its own script (its own server, flood and measurement); it prints one JSON line last.
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench-token-flood.ts'], { encoding: 'utf8', env: { ...process.env, BENCH_DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '' } });
+    process.stdout.write(run.stdout);
+    const last = run.stdout.trim().split('\n').pop() ?? '';
+    try {
+      const flood = JSON.parse(last) as { tokenP99Ms: number; readP99Ratio: number; readP99Ms?: number; readP99QuietMs?: number };
+      raw.flood = flood;
+      rows.push({ case: 'Token flood (32 connections of wrong secrets): a legitimate token request p99', measured: `${fixed(flood.tokenP99Ms, 0)} ms`, target: '≤ 500 ms', met: flood.tokenP99Ms <= 500 });
+      rows.push({ case: '… an authenticated read p99 under the flood vs without', measured: flood.readP99Ms !== undefined ? `${fixed(flood.readP99Ms, 1)} vs ${fixed(flood.readP99QuietMs ?? NaN, 1)} ms` : '', ratio: flood.readP99Ratio, target: '≤ 1.5×', met: flood.readP99Ratio <= 1.5 });
+    } catch {
+      rows.push({ case: 'Token flood', measured: `the flood script did not report (exit ${run.status}): ${run.stderr.trim().split('\n').pop() ?? ''}` });
+    }
+  }
+} finally {
+  await db.close();
+  await database.drop();
+}
+
+const machine = { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage: loadavg().map((n) => Number(n.toFixed(2))) };
+const date = new Date().toISOString();
+const table = [
+  '| Case | Measured | Ratio | Target | Met |',
+  '| --- | --- | --- | --- | --- |',
+  ...rows.map((r) => `| ${r.case} | ${r.measured} | ${r.ratio === undefined ? '' : `${fixed(r.ratio)}×`} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`),
+].join('\n');
+log(`\n${table}\n`);
+writeFileSync(
+  'BENCHMARKS.md',
+  `# Benchmarks
+
+Written by \`make bench\` (\`scripts/bench.ts\`) on ${date}: ${machine.cores} × ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node},
+load average at the end ${machine.loadAverage.join(' / ')}. The service runs compiled (\`node dist/src/main.js\`) on
+PostgreSQL with request logging on; baselines are started by the same run and serve the same bytes and headers; the
+load generator shares the machine's cores. Ratios are comparable between runs, absolute numbers are not.
+
+${table}
+
+<details><summary>Raw results (JSON)</summary>
+
+\`\`\`json
+${JSON.stringify({ date, machine, results: raw }, null, 2)}
+\`\`\`
+</details>
+`,
+);
+log('wrote BENCHMARKS.md');
+process.exit(0);
