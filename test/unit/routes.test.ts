@@ -6,8 +6,8 @@ import { RouteTable } from '../../src/http/routes.js';
 // The route table must answer exactly as openapi-backend's router would, only without rebuilding its operations.
 describe('route table', () => {
   const document = loadDocument();
-  const reference = new OpenAPIRouter({ definition: document as never });
-  const operations = reference.getOperations();
+  const reference = new OpenAPIRouter({ definition: document });
+  const operations: Operation[] = reference.getOperations();
   const table = new RouteTable(operations);
 
   const referenceMatch = (method: string, path: string) => {
@@ -34,7 +34,7 @@ describe('route table', () => {
   it('prefers a literal path over a template that also matches', () => {
     const literal = operations.find((op) => !op.path.includes('{') && operations.some((other) => other.path.includes('{') && new RegExp(`^${other.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(op.path)));
     expect(literal, 'a literal path that a template also matches (/v1/policies/current and /v1/policies/{version})').to.exist;
-    const match = table.match(literal.method, literal.path);
+    const match = table.match(literal!.method, literal!.path);
     expect(match.kind === 'operation' && match.operation.operationId).to.equal(literal!.operationId);
   });
 
