@@ -7,7 +7,8 @@ export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ reques
   if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published.etag || tag.trim() === '*')) {
     return { status: 304, body: undefined as never, headers };
   }
-  return { status: 200, body: published.document as never, headers };
+  // Serialised and compressed once per process; sent in the encoding the client prefers.
+  return { status: 200, body: published.document as never, headers, encoded: published.encoded };
 };
 
 export const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });

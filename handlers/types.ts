@@ -1,5 +1,6 @@
 import type { operations } from '../generated/api.js';
 import type { Actor, BearerOperationId } from '../src/auth/authorize.js';
+import type { EncodedBody } from '../src/http/encoded.js';
 import type { Services } from '../src/services/index.js';
 
 export type OperationId = keyof operations;
@@ -19,7 +20,7 @@ type BodyFor<K extends OperationId, S extends SuccessStatus<K>> = ContentOf<Op<K
 
 /** What a handler answers: one of its operation's declared success statuses with that status's body type. */
 export type HandlerResult<K extends OperationId> = {
-  [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string> };
+  [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string>; encoded?: EncodedBody };
 }[SuccessStatus<K>];
 
 export interface RequestInfo {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import compression from 'compression';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
@@ -70,6 +71,9 @@ export async function createApp(config: Config, services: Services, document: Do
 
   app.use(requestLog(logger));
 
+  // gzip or brotli for answers of 1 KiB and more, by Accept-Encoding (with Vary); fixed documents come pre-compressed
+  // (src/http/encoded.ts) and MCP's streams are left alone.
+  app.use(compression({ threshold: 1024, filter: (req, res) => req.path !== MCP_PATH && compression.filter(req, res) }));
   const mcp = new McpCatalogue(document, config.baseUrl);
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));

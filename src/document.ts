@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Document } from 'openapi-backend';
+import { EncodedBody } from './http/encoded.js';
 
 const bundled = new URL('../../generated/openapi.json', import.meta.url);
 const bundledFromSource = new URL('../generated/openapi.json', import.meta.url);
@@ -19,11 +19,14 @@ export function loadDocument(): Document {
 
 export interface PublishedDocument {
   document: Document;
+  /** Its JSON, serialised and compressed once. */
+  encoded: EncodedBody;
   etag: string;
 }
 
 /** The document partners download: servers point at this deployment's BASE_URL. */
 export function publishDocument(document: Document, baseUrl: string): PublishedDocument {
   const published = { ...document, servers: [{ url: baseUrl, description: 'This deployment' }] };
-  return { document: published, etag: `"${createHash('sha256').update(JSON.stringify(published)).digest('base64url').slice(0, 27)}"` };
+  const encoded = new EncodedBody(Buffer.from(JSON.stringify(published)));
+  return { document: published, encoded, etag: encoded.etag };
 }

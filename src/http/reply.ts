@@ -1,11 +1,14 @@
 import type { Response } from 'express';
 import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
+import type { EncodedBody } from './encoded.js';
 
 export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
   contentType?: string;
+  /** The body already serialised and compressed (it is `body` as JSON): sent in the client's preferred encoding. */
+  encoded?: EncodedBody;
 }
 
 export function problemReply(
@@ -32,6 +35,11 @@ export function oauthErrorReply(error: OAuthError, baseUrl: string): Reply {
 }
 
 export function sendReply(res: Response, reply: Reply): void {
+  if (reply.encoded && reply.status === 200) {
+    res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
+    reply.encoded.send(res.req, res, reply.status, reply.headers ?? {});
+    return;
+  }
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.body === undefined || reply.status === 204 || reply.status === 304) {

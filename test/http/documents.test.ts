@@ -1,5 +1,24 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
+
+/** A GET that shows the bytes on the wire (fetch would decode them). */
+function raw(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
+const decode = (encoding: string | undefined, body: Buffer) => (encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body);
 
 describe('documents, docs and health', () => {
   let server: TestServer;
@@ -19,6 +38,56 @@ describe('documents, docs and health', () => {
     const again = await server.api.get('/openapi.json', { headers: { 'if-none-match': etag! } });
     expect(again.status).to.equal(304);
     expect(again.text).to.equal('');
+  });
+
+  describe('compression', () => {
+    const base = () => `http://127.0.0.1:${server.running.port}`;
+
+    it('serves /openapi.json in brotli, gzip or as is, by Accept-Encoding, with one entity tag and Vary', async () => {
+      const plain = await raw(`${base()}/openapi.json`);
+      expect(plain.headers['content-encoding']).to.equal(undefined);
+      expect(Number(plain.headers['content-length'])).to.equal(plain.body.length);
+      const document = JSON.parse(plain.body.toString());
+      expect(document.servers[0].url).to.equal('https://api.example.test');
+      for (const [accept, expected] of [['br', 'br'], ['gzip', 'gzip'], ['gzip, deflate, br', 'br'], ['br;q=0.5, gzip', 'gzip'], ['identity', undefined]] as const) {
+        const response = await raw(`${base()}/openapi.json`, { 'Accept-Encoding': accept });
+        expect(response.status, accept).to.equal(200);
+        expect(response.headers['content-encoding'], accept).to.equal(expected);
+        expect(response.headers.vary, accept).to.match(/Accept-Encoding/i);
+        expect(response.headers.etag, accept).to.equal(plain.headers.etag);
+        expect(response.headers['content-type'], accept).to.match(/^application\/json/);
+        expect(JSON.parse(decode(expected, response.body).toString()), accept).to.deep.equal(document);
+        if (expected) expect(response.body.length, accept).to.be.below(plain.body.length / 4);
+      }
+      const unchanged = await raw(`${base()}/openapi.json`, { 'Accept-Encoding': 'br', 'If-None-Match': plain.headers.etag! });
+      expect(unchanged.status).to.equal(304);
+      expect(unchanged.body.length).to.equal(0);
+    });
+
+    it("serves the docs assets compressed, byte for byte the package's files once decoded", async () => {
+      const dir = (createRequire(import.meta.url)('swagger-ui-dist/absolute-path.js') as () => string)();
+      const file = readFileSync(join(dir, 'swagger-ui-bundle.js'));
+      for (const encoding of ['br', 'gzip'] as const) {
+        const response = await raw(`${base()}/docs/assets/swagger-ui-bundle.js`, { 'Accept-Encoding': encoding });
+        expect(response.status).to.equal(200);
+        expect(response.headers['content-encoding']).to.equal(encoding);
+        expect(response.headers['content-type']).to.match(/^text\/javascript/);
+        expect(response.headers['cache-control']).to.equal('public, max-age=86400');
+        expect(response.headers.vary).to.match(/Accept-Encoding/i);
+        expect(decode(encoding, response.body).equals(file)).to.equal(true);
+        expect(response.body.length).to.be.below(file.length / 3);
+      }
+    });
+
+    it('compresses other large answers per request and leaves small ones as they are', async () => {
+      const large = await raw(`${base()}/problems`, { Accept: 'application/json', 'Accept-Encoding': 'gzip' });
+      expect(large.headers['content-encoding']).to.equal('gzip');
+      expect(large.headers.vary).to.match(/Accept-Encoding/i);
+      expect(JSON.parse(gunzipSync(large.body).toString()).data.length).to.be.greaterThan(10);
+      const small = await raw(`${base()}/healthz`, { 'Accept-Encoding': 'gzip, br' });
+      expect(small.headers['content-encoding']).to.equal(undefined);
+      expect(JSON.parse(small.body.toString())).to.deep.equal({ status: 'ok' });
+    });
   });
 
   it('GET /docs serves interactive docs whose every asset comes from the service itself', async () => {
