@@ -71,9 +71,9 @@ export async function createApp(config: Config, services: Services, document: Do
 
   app.use(requestLog(logger));
 
-  // gzip or brotli for answers of 1 KiB and more, by Accept-Encoding (with Vary); fixed documents come pre-compressed
-  // (src/http/encoded.ts) and MCP's streams are left alone.
-  app.use(compression({ threshold: 1024, filter: (req, res) => req.path !== MCP_PATH && compression.filter(req, res) }));
+  // Pages for people in gzip or brotli by Accept-Encoding (with Vary). API answers are compressed in sendReply, fixed
+  // documents once per process (src/http/encoded.ts); MCP's streams are left alone.
+  app.use(['/docs', '/problems'], compression({ threshold: 1024 }));
   const mcp = new McpCatalogue(document, config.baseUrl);
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));

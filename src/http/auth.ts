@@ -1,4 +1,3 @@
-import type { Context } from 'openapi-backend';
 import { authorize, AuthorizationError, type Actor, type BearerOperationId } from '../auth/authorize.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { ApiRequestState } from './api.js';
@@ -6,13 +5,11 @@ import { problemReply, type Reply } from './reply.js';
 
 export const BEARER_SCHEME = 'OAuth2';
 
-/** openapi-backend security handler for the bearer scheme: authenticates the token, then authorizes the operation. */
-export function bearerSecurityHandler(tokens: TokenService) {
-  return async (context: Context, _req: unknown, state: ApiRequestState): Promise<Actor> => {
-    const principal = await tokens.authenticate(context.request.headers.authorization);
-    const { ip, userAgent } = state.requestInfo;
-    return authorize(principal, context.operation.operationId as BearerOperationId, { ip, userAgent });
-  };
+/** The bearer scheme: authenticates the request's token, then authorizes the operation (AuthorizationError if not). */
+export async function bearerActor(tokens: TokenService, operationId: string, state: ApiRequestState): Promise<Actor> {
+  const principal = await tokens.authenticate(state.requestInfo.headers.authorization);
+  const { ip, userAgent } = state.requestInfo;
+  return authorize(principal, operationId as BearerOperationId, { ip, userAgent });
 }
 
 function quoted(value: string): string {
@@ -37,10 +34,4 @@ export function authorizationReply(error: AuthorizationError, baseUrl: string): 
     return problemReply('insufficient-scope', baseUrl, { detail: error.description, extensions: { required_scope: error.requiredScope }, headers });
   }
   return problemReply('unauthorized', baseUrl, { detail: error.description, headers });
-}
-
-/** The authorization failure openapi-backend recorded for the bearer scheme (a missing token when it recorded none). */
-export function authorizationFailure(context: Context): unknown {
-  const result = context.security?.[BEARER_SCHEME] as { error?: unknown } | undefined;
-  return result?.error ?? new AuthorizationError('missing', 'This operation requires a bearer access token.');
 }

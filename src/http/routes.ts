@@ -7,6 +7,9 @@ export type RouteMatch =
 
 interface TemplateRoute {
   pattern: RegExp;
+  /** Captures each `{param}` in order (as openapi-backend's bath-es5 does: any characters but `/`, percent-decoded). */
+  capture: RegExp;
+  names: string[];
   /** Length of the template without its `{params}`: the more literal characters, the more specific. */
   specificity: number;
   byMethod: Map<string, Operation>;
@@ -23,6 +26,7 @@ const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g,
 export class RouteTable {
   private readonly exact = new Map<string, Map<string, Operation>>();
   private readonly templates: TemplateRoute[] = [];
+  private readonly byPath: Map<string, TemplateRoute>;
 
   constructor(operations: readonly Operation[]) {
     const templates = new Map<string, TemplateRoute>();
@@ -36,18 +40,37 @@ export class RouteTable {
       let route = templates.get(operation.path);
       if (!route) {
         const pattern = operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+');
-        route = { pattern: new RegExp(`^${pattern}$`), specificity: operation.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
+        const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+        const capture = new RegExp(`^${operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]*)')}$`);
+        route = { pattern: new RegExp(`^${pattern}$`), capture, names, specificity: operation.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
         templates.set(operation.path, route);
       }
       route.byMethod.set(method, operation);
     }
+    this.byPath = templates;
     this.templates = [...templates.values()].sort((a, b) => b.specificity - a.specificity);
   }
 
-  match(method: string, rawPath: string): RouteMatch {
+  /** The request path as the router compares it: a leading slash, no query, no trailing slashes. */
+  static normalize(rawPath: string): string {
     let path = rawPath.trim().split('?')[0] ?? '';
     if (!path.startsWith('/')) path = `/${path}`;
     while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    return path;
+  }
+
+  /** The path parameters of a request already matched to `operation` (values percent-decoded). */
+  pathParams(operation: Operation, rawPath: string): Record<string, string> {
+    const route = this.byPath.get(operation.path);
+    const found = route?.capture.exec(RouteTable.normalize(rawPath));
+    const params: Record<string, string> = {};
+    if (!route || !found) return params;
+    route.names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1]!)));
+    return params;
+  }
+
+  match(method: string, rawPath: string): RouteMatch {
+    const path = RouteTable.normalize(rawPath);
     const verb = method.trim().toLowerCase();
     const exact = this.exact.get(path)?.get(verb);
     if (exact) return { kind: 'operation', operation: exact };
@@ -61,4 +84,41 @@ export class RouteTable {
     for (const route of candidates) for (const name of route.byMethod.keys()) allowed.add(name.toUpperCase());
     return { kind: 'method-not-allowed', allowed: [...allowed] };
   }
+}
+
+export interface ParsableRequest {
+  method: string;
+  path: string;
+  query?: Record<string, string | string[]>;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+
+/**
+ * What openapi-backend's `router.parseRequest(request, operation)` returns, built directly for a request matched to
+ * `operation` (without its lodash deep clones and per-call template compilation). Covers the parameters this spec
+ * has — path, plain query and header parameters — and no cookie, deepObject, non-exploded or JSON-content ones
+ * (test/unit/routes.test.ts holds both: the spec has none, and the answers are the same).
+ */
+export function parseMatchedRequest(table: RouteTable, request: ParsableRequest, operation: Operation) {
+  let requestBody = request.body;
+  if (requestBody && typeof requestBody !== 'object') {
+    try {
+      requestBody = JSON.parse(String(requestBody));
+    } catch {
+      // left as it is: validation reports it
+    }
+  }
+  const query: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(request.query ?? {})) query[name] = Array.isArray(value) ? [...value] : value;
+  return {
+    ...request,
+    method: request.method.toLowerCase(),
+    path: ((path) => (path.startsWith('/') ? path : `/${path}`))(request.path.trim().split('?')[0] ?? ''),
+    params: table.pathParams(operation, request.path),
+    headers: { ...request.headers },
+    query,
+    cookies: {},
+    requestBody,
+  };
 }

@@ -79,6 +79,23 @@ describe('documents, docs and health', () => {
       }
     });
 
+    it('compresses large API answers in sendReply, with Vary, and leaves small ones as they are', async () => {
+      const token = await server.token(['read']);
+      const plain = await raw(`${base()}/v1/disclosures/current`, { Authorization: `Bearer ${token}` });
+      expect(plain.status).to.equal(200);
+      expect(plain.body.length).to.be.greaterThan(1024);
+      for (const encoding of ['br', 'gzip'] as const) {
+        const response = await raw(`${base()}/v1/disclosures/current`, { Authorization: `Bearer ${token}`, 'Accept-Encoding': encoding });
+        expect(response.headers['content-encoding'], encoding).to.equal(encoding);
+        expect(response.headers.vary, encoding).to.match(/Accept-Encoding/i);
+        expect(JSON.parse(decode(encoding, response.body).toString()), encoding).to.deep.equal(JSON.parse(plain.body.toString()));
+      }
+      const small = await raw(`${base()}/v1/kill-switch`, { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip, br' });
+      expect(small.status).to.equal(200);
+      expect(small.body.length).to.be.below(1024);
+      expect(small.headers['content-encoding']).to.equal(undefined);
+    });
+
     it('compresses other large answers per request and leaves small ones as they are', async () => {
       const large = await raw(`${base()}/problems`, { Accept: 'application/json', 'Accept-Encoding': 'gzip' });
       expect(large.headers['content-encoding']).to.equal('gzip');

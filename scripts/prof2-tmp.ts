@@ -1,0 +1,14 @@
+import { benchDatabase, startService, throughput, token } from './bench/support.js';
+import { openDatabase, migrateToLatest } from '../db/connect.js';
+import { loadConfig } from '../src/config.js';
+import { createServices } from '../src/services/index.js';
+const database = await benchDatabase();
+const db = await openDatabase({ databaseUrl: database.url });
+await migrateToLatest(db.kysely);
+const services = await createServices(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', DASHBOARD_PORT: '0' }), db);
+const s = await startService(database.url, {}, ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']);
+const c = await services.clients.create({ accountEmail: 'p@example.com', scopes: ['read'] });
+const t = await token(s.url, c.client_id, c.client_secret);
+const r = await throughput(`${s.url}${process.env.P ?? '/v1/brokers'}`, { headers: { Authorization: `Bearer ${t}` }, duration: Number(process.env.D ?? 25), pid: s.pid });
+console.log(r);
+await s.stop(); await db.close(); await database.drop();
