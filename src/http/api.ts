@@ -117,7 +117,9 @@ export async function createApiMiddleware(document: Document, services: Services
     matched.set(apiRequest, operation);
     const validation = validator.validateRequest(apiRequest as never, operation);
     if (validation.errors) return validationFailure(operation, validation.errors);
-    return invoke(operation, parseMatchedRequest(routes, apiRequest, operation), actor, state);
+    // Handlers get the query as validation coerced it (numbers, booleans) and path parameters as strings, as
+    // openapi-backend's handleRequest gave them.
+    return invoke(operation, parseMatchedRequest(routes, { ...apiRequest, query: (validation.coerced as ParsableRequest).query }, operation), actor, state);
   };
 
   return async (req, res) => {
