@@ -70,6 +70,10 @@ export async function createApp(config: Config, services: Services, document: Do
   app.set('query parser', 'simple');
 
   app.use(requestLog(logger));
+  app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
+  // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
+  const api = await createApiMiddleware(document, services, handlers, config.baseUrl);
+  app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));
 
   // Pages for people in gzip or brotli by Accept-Encoding (with Vary). API answers are compressed in sendReply, fixed
   // documents once per process (src/http/encoded.ts); MCP's streams are left alone.
@@ -77,10 +81,9 @@ export async function createApp(config: Config, services: Services, document: Do
   const mcp = new McpCatalogue(document, config.baseUrl);
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
-  app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
   app.all(MCP_PATH, mcpHandler(services, mcp));
   app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl));
-  app.use(await createApiMiddleware(document, services, handlers, config.baseUrl));
+  app.use(api);
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
