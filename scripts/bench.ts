@@ -118,7 +118,9 @@ try {
     const RATE = Number(process.env.APPROVALS_PER_SECOND ?? 200);
     const COUNT = RATE * Math.max(5, DURATION);
     const perAccount = Math.ceil(COUNT / ACCOUNTS);
-    const disclosure = JSON.parse((await request(`${single.url}/v1/disclosures/current`, { headers: auth })).body) as { version: number };
+    const current = await request(`${single.url}/v1/disclosures/current`, { headers: auth });
+    if (current.status !== 200) throw new Error(`disclosure: ${current.status} ${current.body}`);
+    const disclosure = JSON.parse(current.body) as { version: number };
     const traders: { token: string; orders: string[] }[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
       const trader = await client(single);

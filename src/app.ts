@@ -18,7 +18,7 @@ import { MCP_PATH } from './services/oauth.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * One log line per request ("request completed": id, method, path, status, time; error level from 500) and the
+ * One log line per request ("request completed": reqId, method, path, status, ms; error level from 500) and the
  * request's state for the adapters: its id (X-Request-Id, echoed when the client sent a well-formed one) and a child
  * logger created only when something logs. Written here rather than with pino-http: measured under load, pino-http's
  * per-request child logger, serializer wrapping and listeners took about a sixth of a light request's CPU.
@@ -49,7 +49,7 @@ function requestLog(logger: Logger): RequestHandler {
     };
     (res.locals as { api: ApiRequestState }).api = state;
     const done = (completed: boolean) => {
-      const line = { req: { id, method: req.method, path: req.originalUrl.split('?')[0] }, res: { status: res.statusCode }, responseTime: Math.round(performance.now() - started) };
+      const line = { reqId: id, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) };
       if (!completed) logger.warn(line, 'request aborted');
       else if (res.statusCode >= 500) logger.error(line, 'request completed');
       else logger.info(line, 'request completed');

@@ -34,7 +34,7 @@ describe('the service process on the embedded database', () => {
   it('logs JSON lines with request ids, and never a secret or a token it handled', async () => {
     const { id, secret } = service.credentials();
     const base = `http://127.0.0.1:${port}`;
-    const log = waitForOutput(child, /"id":"log-check"/);
+    const log = waitForOutput(child, /"reqId":"log-check"/);
     const issued = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'token-call' },
@@ -44,7 +44,7 @@ describe('the service process on the embedded database', () => {
     await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } });
     const logged = await log;
     const lines = logged.split('\n').filter((l) => l.startsWith('{'));
-    expect(lines.some((l) => JSON.parse(l).req?.id === 'token-call')).to.equal(true);
+    expect(lines.some((l) => JSON.parse(l).reqId === 'token-call')).to.equal(true);
     for (const line of lines) {
       expect(line).to.not.include(secret);
       expect(line).to.not.include(token);

@@ -42,8 +42,8 @@ export function sendReply(res: Response, reply: Reply): void {
     reply.encoded.send(res.req, res, reply.status, reply.headers ?? {});
     return;
   }
-  res.status(reply.status);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.statusCode = reply.status;
+  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
   if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
     res.end();
     return;
