@@ -188,6 +188,22 @@ export interface ContactMessagesTable {
   received_at: Timestamp;
 }
 
+export interface IdempotencyKeysTable {
+  account_id: string;
+  client_id: string;
+  operation_id: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  /** JSON text of the stored headers. */
+  headers: string;
+  /** JSON text of the stored body (null without one). */
+  body: string | null;
+  content_type: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_clients: ApiClientsTable;
@@ -207,6 +223,7 @@ export interface Database {
   failure_counters: FailureCountersTable;
   dashboard_sessions: DashboardSessionsTable;
   contact_messages: ContactMessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Order = Selectable<OrdersTable>;

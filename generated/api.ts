@@ -2023,6 +2023,8 @@ export interface components {
         /** @description A request with the same `Idempotency-Key` is still in progress. */
         IdempotencyConflict: {
             headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -2031,7 +2033,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The proof-of-work solution was already used, or the `Idempotency-Key` is in use. */
+        /** @description The proof-of-work solution was already used. */
         ChallengeConflict: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -2042,7 +2044,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The email address is taken, the proof-of-work solution was already used, or the `Idempotency-Key` is in use. */
+        /** @description The email address is taken, or the proof-of-work solution was already used. */
         SignupConflict: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -2056,6 +2058,8 @@ export interface components {
         /** @description The account has no policy yet, or the `Idempotency-Key` is in use. */
         GenerateIdeasConflict: {
             headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -2070,6 +2074,8 @@ export interface components {
          */
         ApproveConflict: {
             headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -2081,6 +2087,8 @@ export interface components {
         /** @description The order's state does not allow the trigger (or a concurrent trigger won), or the `Idempotency-Key` is in use. */
         OrderTransitionConflict: {
             headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -2406,10 +2414,11 @@ export interface components {
     };
     parameters: {
         /**
-         * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+         * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
          *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
          *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-         *     `idempotency-key-in-use`. Keys are scoped to the caller.
+         *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+         *     ASCII characters (anything else is 400).
          * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
          */
         IdempotencyKey: string;
@@ -2685,16 +2694,7 @@ export interface operations {
     issueToken: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
-                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
-                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
-                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2949,14 +2949,6 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
-                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
-                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
-                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /**
                  * @description A solved proof-of-work challenge: `<challenge>:<nonce>`, where `challenge` is the string from
                  *     `GET /v1/challenge` and `nonce` a non-negative decimal integer such that SHA-256 over the UTF-8
                  *     bytes of `challenge + ":" + nonce` has at least `difficulty` leading zero bits. A missing header is
@@ -2986,7 +2978,6 @@ export interface operations {
             /** @description Account created. */
             201: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3001,7 +2992,6 @@ export interface operations {
             409: components["responses"]["SignupConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3011,14 +3001,6 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
-                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
-                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
-                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description A solved proof-of-work challenge: `<challenge>:<nonce>`, where `challenge` is the string from
                  *     `GET /v1/challenge` and `nonce` a non-negative decimal integer such that SHA-256 over the UTF-8
@@ -3049,7 +3031,6 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3065,7 +3046,6 @@ export interface operations {
             409: components["responses"]["ChallengeConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["LoginTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3075,14 +3055,6 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
-                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
-                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
-                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
                  * @description A solved proof-of-work challenge: `<challenge>:<nonce>`, where `challenge` is the string from
                  *     `GET /v1/challenge` and `nonce` a non-negative decimal integer such that SHA-256 over the UTF-8
@@ -3113,7 +3085,6 @@ export interface operations {
             /** @description Message received. */
             202: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -3128,7 +3099,6 @@ export interface operations {
             409: components["responses"]["ChallengeConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3139,10 +3109,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3254,10 +3225,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3493,10 +3465,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3668,10 +3641,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3722,10 +3696,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3781,10 +3756,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3868,10 +3844,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3971,10 +3948,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first response is
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
                  *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
                  *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
-                 *     `idempotency-key-in-use`. Keys are scoped to the caller.
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
                  * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

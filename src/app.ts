@@ -7,6 +7,7 @@ import { handlers } from '../handlers/index.js';
 import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 import { problemReply, sendReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
@@ -72,7 +73,8 @@ export async function createApp(config: Config, services: Services, document: Do
   app.use(requestLog(logger));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
   // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
-  const api = await createApiMiddleware(document, services, handlers, config.baseUrl);
+  const idempotency = new IdempotencyKeys(services, config.idempotencyRetentionHours * 3_600_000);
+  const api = await createApiMiddleware(document, services, handlers, config.baseUrl, idempotency);
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));
 
   // Pages for people in gzip or brotli by Accept-Encoding (with Vary). API answers are compressed in sendReply, fixed
@@ -82,7 +84,7 @@ export async function createApp(config: Config, services: Services, document: Do
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
   app.all(MCP_PATH, mcpHandler(services, mcp));
-  app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl));
+  app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl, idempotency));
   app.use(api);
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {

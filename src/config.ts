@@ -38,6 +38,8 @@ export interface Config {
   dashboardUrl: string | undefined;
   /** Leading zero bits a proof-of-work solution needs before an address has failed (it rises after failures). */
   powDifficulty: number;
+  /** How long a stored Idempotency-Key answer is replayed. */
+  idempotencyRetentionHours: number;
   /** HMAC key of proof-of-work challenges; when absent one is generated once and kept in the database. */
   challengeSecret: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardPort: integer(env, 'DASHBOARD_PORT', 3001, 0, 65535),
     dashboardUrl,
     powDifficulty: integer(env, 'POW_DIFFICULTY', 14, 1, 32),
+    idempotencyRetentionHours: integer(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 720),
     challengeSecret: secret(env, 'CHALLENGE_SECRET'),
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),

@@ -41,12 +41,24 @@ describe('the contract and the code agree', () => {
     }
   });
 
-  it('every POST takes an Idempotency-Key header', () => {
+  it('every POST that takes a bearer token takes an Idempotency-Key header, declares 409 and 422, and marks replays; anonymous POSTs take none', () => {
+    let keyed = 0;
     for (const [path, item] of Object.entries(document.paths as Record<string, any>)) {
       if (!item.post) continue;
       const names = (item.post.parameters ?? []).map((p: any) => resolve(p)).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      const bearer = (item.post.security ?? []).some((r: any) => 'OAuth2' in r);
+      if (!bearer) {
+        expect(names, path).to.not.include('Idempotency-Key');
+        continue;
+      }
+      keyed++;
       expect(names, path).to.include('Idempotency-Key');
+      expect(Object.keys(item.post.responses), path).to.include.members(['409', '422']);
+      for (const [status, response] of Object.entries(item.post.responses as Record<string, any>)) {
+        if (status.startsWith('2')) expect(Object.keys(resolve(response).headers ?? {}), `${path} ${status}`).to.include('Idempotent-Replayed');
+      }
     }
+    expect(keyed).to.be.greaterThan(5);
   });
 
   it('every operation declares its security, with scopes drawn from the OAuth2 scheme', () => {

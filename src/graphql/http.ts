@@ -1,10 +1,13 @@
 import type { Request, RequestHandler } from 'express';
+import { getOperationAST, parse } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import { AuthorizationError } from '../auth/authorize.js';
 import type { Contract } from '../contract/operations.js';
 import type { ApiRequestState } from '../http/api.js';
 import { errorToReply } from '../http/errors.js';
-import { sendReply } from '../http/reply.js';
+import { fingerprint, type IdempotencyKeys } from '../http/idempotency.js';
+import { sendReply, type Reply } from '../http/reply.js';
+import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import type { GraphQLContext } from './context.js';
 import { classifyExecutionErrors } from './errors.js';
@@ -12,6 +15,24 @@ import { limitRules, parseWithinLimits, validateWithinLimits } from './limits.js
 import { createGraphQLSchema } from './schema.js';
 
 const JSON_RESPONSE = { 'content-type': 'application/json; charset=utf-8' };
+const KEY = /^[!-~]{1,255}$/;
+
+/** A stored problem answer on its way out (it gets this request's instance and id, as any problem). */
+class ProblemReply extends Error {
+  reply!: Reply;
+}
+
+/** The request's query, variables and operation name when it asks for a mutation (what a key's fingerprint covers). */
+function mutationRequest(body: string): { query: string; variables: unknown; operationName: unknown } | undefined {
+  try {
+    const params = JSON.parse(body) as { query?: unknown; variables?: unknown; operationName?: unknown };
+    if (typeof params.query !== 'string') return undefined;
+    const operation = getOperationAST(parse(params.query), typeof params.operationName === 'string' ? params.operationName : undefined);
+    return operation?.operation === 'mutation' ? { query: params.query, variables: params.variables ?? null, operationName: params.operationName ?? null } : undefined;
+  } catch {
+    return undefined; // graphql-http answers what is wrong with it
+  }
+}
 
 /** One operation per request: a JSON array (a batch) is refused with a clear error rather than "Missing query". */
 function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpResponse | undefined {
@@ -25,7 +46,7 @@ function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpRespo
  * REST does: no or a bad token is a 401 problem with REST's `WWW-Authenticate` before anything is parsed or run
  * (introspection included). Each field then authorizes its own operation's scopes.
  */
-export function graphqlHandler(services: Services, contract: Contract, baseUrl: string): RequestHandler {
+export function graphqlHandler(services: Services, contract: Contract, baseUrl: string, idempotency: IdempotencyKeys): RequestHandler {
   const schema = createGraphQLSchema();
   const handle = createHandler<Request, GraphQLContext, GraphQLContext>({
     schema,
@@ -43,12 +64,34 @@ export function graphqlHandler(services: Services, contract: Contract, baseUrl: 
       const principal = await services.tokens.authenticate(req.headers.authorization);
       if (!principal) throw new AuthorizationError('missing', 'GraphQL requires a bearer access token.');
       const { ip, userAgent } = state.requestInfo;
-      const context: GraphQLContext = { services, contract, principal, origin: { ip, userAgent }, log: state.log, baseUrl };
       const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const [text, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
+      const run = async (bound: Services) => {
+        const context: GraphQLContext = { services: bound, contract, principal, origin: { ip, userAgent }, log: state.log, baseUrl };
+        return handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
+      };
+      const key = req.headers['idempotency-key'];
+      const mutation = typeof key === 'string' && req.method === 'POST' ? mutationRequest(body) : undefined;
+      if (mutation) {
+        if (!KEY.test(key as string)) throw new ProblemError('validation-error', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { errors: [{ pointer: '/header/idempotency-key', detail: 'must be 1 to 255 visible ASCII characters' }] });
+        const request = { accountId: principal.accountId, clientId: principal.clientId, operationId: 'graphql', key: key as string, fingerprint: fingerprint('POST', '/graphql', mutation) };
+        const reply = await idempotency.run(
+          request,
+          async (bound) => {
+            const [text, init] = await run(bound);
+            return { status: init.status, body: JSON.parse(text ?? 'null') as unknown, contentType: 'application/json' };
+          },
+          (error) => errorToReply(error, baseUrl, state.log),
+          // A mutation whose result carries errors is refused as a whole: its effect is rolled back, its answer kept.
+          (reply) => reply.status >= 400 || Boolean((reply.body as { errors?: unknown[] } | undefined)?.errors?.length),
+        );
+        if (reply.contentType === 'application/problem+json') throw Object.assign(new ProblemReply(), { reply });
+        sendReply(res, reply);
+        return;
+      }
+      const [text, init] = await run(services);
       res.writeHead(init.status, init.statusText, init.headers).end(text);
     } catch (error) {
-      const reply = errorToReply(error, baseUrl, state.log);
+      const reply = error instanceof ProblemReply ? error.reply : errorToReply(error, baseUrl, state.log);
       reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
       sendReply(res, reply);
     }

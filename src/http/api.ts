@@ -11,6 +11,7 @@ import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
 import { parseBody } from './body.js';
 import { errorToReply } from './errors.js';
+import { fingerprint, type IdempotencyKeys } from './idempotency.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
 import { parseMatchedRequest, RouteTable, type ParsableRequest } from './routes.js';
 import { describeFieldErrors, fieldErrors, validationDetail } from './validation.js';
@@ -39,7 +40,7 @@ export interface ApiRequestState {
   log: Logger;
 }
 
-type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedRequest>, actor: Actor | null, state: ApiRequestState) => Promise<Reply>;
+type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedRequest>, actor: Actor | null, state: ApiRequestState, services: Services) => Promise<Reply>;
 
 /**
  * The REST adapter. openapi-backend supplies the dereferenced contract, its operation list and the request
@@ -49,7 +50,7 @@ type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedReque
  * handleRequest — which matched twice, parsed three times through lodash deep clones and recompiled the path
  * template each time — cost more CPU than the rest of a light authenticated read together.
  */
-export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string): Promise<RequestHandler> {
+export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string, idempotency: IdempotencyKeys): Promise<RequestHandler> {
   // Only request validators are compiled: openapi-backend's constructor would also compile one for every response
   // and response header (about 2 s of CPU per process start), which nothing here uses.
   const api = new OpenAPI31Backend({ definition: structuredClone(document), strict: true, validate: false });
@@ -63,6 +64,8 @@ export async function createApiMiddleware(document: Document, services: Services
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const routes = new RouteTable(operations);
+  // Operations that declare the Idempotency-Key header (every POST that takes a bearer token).
+  const keyed = new Set(operations.filter((op) => (op.parameters ?? []).some((p) => 'name' in p && p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')));
   const matched = new WeakMap<object, Operation>();
   const parseRequest = api.router.parseRequest.bind(api.router);
   api.router.parseRequest = ((request: ParsableRequest, operation?: Operation) => {
@@ -71,7 +74,7 @@ export async function createApiMiddleware(document: Document, services: Services
     return parseMatchedRequest(routes, request, known);
   }) as typeof api.router.parseRequest;
 
-  const invoke: Invoke = async (operation, parsed, actor, state) => {
+  const invoke: Invoke = async (operation, parsed, actor, state, services) => {
     const handler = (handlers as unknown as Record<string, ((c: unknown) => Promise<Reply>) | undefined>)[operation.operationId!];
     // The registry has a handler for every operation (a missing one does not compile): reaching this is a wiring bug.
     if (!handler) {
@@ -119,7 +122,13 @@ export async function createApiMiddleware(document: Document, services: Services
     if (validation.errors) return validationFailure(operation, validation.errors);
     // Handlers get the query as validation coerced it (numbers, booleans) and path parameters as strings, as
     // openapi-backend's handleRequest gave them.
-    return invoke(operation, parseMatchedRequest(routes, { ...apiRequest, query: (validation.coerced as ParsableRequest).query }, operation), actor, state);
+    const parsed = parseMatchedRequest(routes, { ...apiRequest, query: (validation.coerced as ParsableRequest).query }, operation);
+    const key = req.headers['idempotency-key'];
+    if (typeof key === 'string' && actor && keyed.has(operation)) {
+      const request = { accountId: actor.accountId, clientId: actor.clientId, operationId: operation.operationId!, key, fingerprint: fingerprint(req.method, RouteTable.normalize(req.path), body) };
+      return idempotency.run(request, (bound) => invoke(operation, parsed, actor, state, bound), (error) => errorToReply(error, baseUrl, state.log, operation));
+    }
+    return invoke(operation, parsed, actor, state, services);
   };
 
   return async (req, res) => {

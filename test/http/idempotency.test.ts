@@ -1,0 +1,177 @@
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { startServiceProcess, type ServiceProcess } from '../support/process.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { createPolicy } from '../support/trading.js';
+
+const slug = (body: { type?: string }) => body.type?.split('/').pop();
+
+describe('Idempotency-Key', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  const engage = (token: string, key: string | undefined, reason: string) =>
+    server.api.post('/v1/kill-switch', { token, json: { reason }, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  const policyBody = async (token: string, maxOrder: number) => {
+    const disclosure = await server.api.get('/v1/disclosures/current', { token });
+    return {
+      limits: { max_order_notional: maxOrder, max_position_weight: 0.8, max_daily_notional: 500_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
+      target_allocation: [
+        { symbol: 'VTI', weight: 0.6 },
+        { symbol: 'BND', weight: 0.4 },
+      ],
+      consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+    };
+  };
+  const versions = async (token: string) => (await server.api.get('/v1/policies?limit=100', { token })).body.data.length as number;
+
+  it('replays the first answer (status, body, Location) with Idempotent-Replayed: true and applies it once', async () => {
+    const token = await server.token();
+    const body = await policyBody(token, 25_000);
+    const first = await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'policy-1' } });
+    expect(first.status, first.text).to.equal(201);
+    expect(first.headers.get('idempotent-replayed')).to.equal(null);
+    // The same body with its members in another order is the same request.
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const again = await server.api.post('/v1/policies', { token, json: reordered, headers: { 'idempotency-key': 'policy-1' } });
+    expect(again.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.headers.get('location')).to.equal(first.headers.get('location'));
+    expect(again.text).to.equal(first.text);
+    expect(await versions(token)).to.equal(1);
+  });
+
+  it('answers 422 idempotency-key-reused for the same key with another request, and changes nothing', async () => {
+    const token = await server.token();
+    expect((await engage(token, 'switch-1', 'first reason')).status).to.equal(200);
+    const other = await engage(token, 'switch-1', 'another reason');
+    expect(other.status).to.equal(422);
+    expect(slug(other.body)).to.equal('idempotency-key-reused');
+    expect(other.body.detail).to.include('switch-1');
+    const state = await server.api.get('/v1/kill-switch', { token });
+    expect(state.body.reason).to.equal('first reason');
+  });
+
+  it('scopes keys to the caller: another client with the same key gets its own effect', async () => {
+    const [a, b] = [await server.token(), await server.token()];
+    expect((await engage(a, 'shared-key', 'a')).status).to.equal(200);
+    const second = await engage(b, 'shared-key', 'b');
+    expect(second.status).to.equal(200);
+    expect(second.headers.get('idempotent-replayed')).to.equal(null);
+    expect((await server.api.get('/v1/kill-switch', { token: b })).body.reason).to.equal('b');
+  });
+
+  it('stores a final 4xx, rolls its effect back, and replays it', async () => {
+    const token = await server.token();
+    const body = await policyBody(token, 25_000);
+    body.target_allocation = [{ symbol: 'NOPE', weight: 1 }];
+    const refused = await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'bad-policy' } });
+    expect(refused.status, refused.text).to.equal(422);
+    const replayed = await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'bad-policy' } });
+    expect(replayed.status).to.equal(422);
+    expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replayed.body.type).to.equal(refused.body.type);
+    expect(await versions(token)).to.equal(0);
+  });
+
+  it('refuses keys that are empty, longer than 255 or not visible ASCII with 400, storing nothing', async () => {
+    const token = await server.token();
+    for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
+      const response = await engage(token, key, 'bad key');
+      expect(response.status, key).to.equal(400);
+      expect(response.body.errors[0].pointer, key).to.equal('/header/idempotency-key');
+    }
+    expect((await engage(token, 'x'.repeat(255), 'longest key')).status).to.equal(200);
+    const rows = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', 'in', ['has space', 'tab\there']).execute();
+    expect(rows).to.deep.equal([]);
+  });
+
+  it('runs a key again once its retention has passed', async () => {
+    const token = await server.token();
+    const body = await policyBody(token, 25_000);
+    expect((await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'old-key' } })).status).to.equal(201);
+    await sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'old-key'`.execute(server.database.db.kysely);
+    const again = await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'old-key' } });
+    expect(again.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal(null);
+    expect(await versions(token)).to.equal(2);
+  });
+
+  it('gives 12 concurrent identical keyed idea generations exactly one effect; the others replay it or get 409 with Retry-After', async () => {
+    const token = await server.token();
+    await createPolicy(server, token);
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => server.api.post('/v1/ideas/generate', { token, json: { mode: 'invest_cash', market: 'US' }, headers: { 'idempotency-key': 'race-1' } })),
+    );
+    const created = responses.filter((r) => r.status === 201);
+    expect(created.length, responses.map((r) => r.status).join(',')).to.be.at.least(1);
+    for (const r of responses.filter((r) => r.status !== 201)) {
+      expect(r.status).to.equal(409);
+      expect(slug(r.body)).to.equal('idempotency-key-in-use');
+      expect(r.headers.get('retry-after')).to.equal('1');
+    }
+    expect(new Set(created.map((r) => r.body.id)).size).to.equal(1);
+    expect(created.filter((r) => r.headers.get('idempotent-replayed') === null).length).to.equal(1);
+    const ideas = await server.api.get('/v1/ideas?limit=100', { token });
+    expect(ideas.body.data.length).to.equal(1);
+  });
+
+  it('replays a keyed GraphQL mutation, refuses the key with other variables, and rolls back a mutation that failed', async () => {
+    const token = await server.token();
+    const disclosure = await server.api.get('/v1/disclosures/current', { token });
+    const query = 'mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }';
+    const input = { ...(await policyBody(token, 25_000)), consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' } };
+    const send = (variables: unknown, key: string) =>
+      fetch(`http://127.0.0.1:${server.running.port}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ query, variables }),
+      }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as any }));
+    const first = await send({ input }, 'gql-1');
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    const again = await send({ input }, 'gql-1');
+    expect(again.replayed).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    expect(await versions(token)).to.equal(1);
+    const other = await send({ input: { ...input, target_allocation: [{ symbol: 'VTI', weight: 1 }] } }, 'gql-1');
+    expect(other.status).to.equal(422);
+    expect(slug(other.body)).to.equal('idempotency-key-reused');
+    const failed = await send({ input: { ...input, target_allocation: [{ symbol: 'NOPE', weight: 1 }] } }, 'gql-2');
+    expect(failed.body.errors?.length).to.be.greaterThan(0);
+    const failedAgain = await send({ input: { ...input, target_allocation: [{ symbol: 'NOPE', weight: 1 }] } }, 'gql-2');
+    expect(failedAgain.replayed).to.equal('true');
+    expect(await versions(token)).to.equal(1);
+  });
+
+  it('gives one effect when identical keyed requests race over two instances on one database', async function () {
+    if (!server.database.url) this.skip(); // two processes need PostgreSQL: the embedded database serves one
+    this.timeout(120_000);
+    let second: ServiceProcess | undefined;
+    try {
+      // The same BASE_URL: tokens name it as their issuer and audience, so either instance accepts them.
+      second = await startServiceProcess({ DATABASE_URL: server.database.url, BASE_URL: server.url });
+      const token = await server.token();
+      await createPolicy(server, token);
+      const urls = [server.url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${server.running.port}`), `http://127.0.0.1:${second.port}`];
+      const responses = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          fetch(`${urls[i % 2]}/v1/ideas/generate`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'race-2' },
+            body: JSON.stringify({ mode: 'invest_cash', market: 'US' }),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string } })),
+        ),
+      );
+      expect(responses.every((r) => r.status === 201 || r.status === 409), responses.map((r) => r.status).join(',')).to.equal(true);
+      expect(new Set(responses.filter((r) => r.status === 201).map((r) => r.body.id)).size).to.equal(1);
+      const ideas = await server.api.get('/v1/ideas?limit=100', { token });
+      expect(ideas.body.data.length).to.equal(1);
+    } finally {
+      second?.stop();
+    }
+  });
+});
