@@ -828,10 +828,11 @@ export interface components {
          */
         OAuthError: {
             /**
-             * @description RFC 6749 (or, for `invalid_target`, RFC 8707) error code.
+             * @description RFC 6749 (or, for `invalid_target`, RFC 8707) error code; `slow_down` (registered by RFC 8628 for
+             *     token requests) when a rate limit is exceeded, with `Retry-After`.
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "unauthorized_client" | "invalid_target";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "unauthorized_client" | "invalid_target" | "slow_down";
             /** @description Human-readable explanation. */
             error_description?: string;
             /**
@@ -845,7 +846,7 @@ export interface components {
              * @description The HTTP status code.
              * @enum {integer}
              */
-            status: 400 | 401;
+            status: 400 | 401 | 429;
         } & {
             [key: string]: unknown;
         };
@@ -2281,6 +2282,35 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description A token-endpoint rate limit was exceeded: requests per client address (`token`), or failed
+         *     authentications of this client from any address (`token-failures`). In the endpoint's RFC 6749
+         *     format (`error: slow_down`), also a problem document of the IANA `quota-exceeded` type.
+         */
+        TokenTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "slow_down",
+                 *       "error_description": "At most 30 token requests a minute per client address; retry after Retry-After seconds.",
+                 *       "type": "https://iana.org/assignments/http-problem-types#quota-exceeded",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "violated-policies": [
+                 *         "token"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description A rate limit was exceeded, or logins for this email address or client address are locked after repeated failures. */
         LoginTooManyRequests: {
             headers: {
@@ -2653,6 +2683,7 @@ export type ResponseApproveUnprocessable = components['responses']['ApproveUnpro
 export type ResponseReportDateOutOfRange = components['responses']['ReportDateOutOfRange'];
 export type ResponseGenerateReportUnprocessable = components['responses']['GenerateReportUnprocessable'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseTokenTooManyRequests = components['responses']['TokenTooManyRequests'];
 export type ResponseLoginTooManyRequests = components['responses']['LoginTooManyRequests'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseAssistantFailed = components['responses']['AssistantFailed'];
@@ -2721,7 +2752,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TokenTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -8,6 +8,7 @@ import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
 import { docsRouter } from './http/docs.js';
 import { IdempotencyKeys } from './http/idempotency.js';
+import { RateLimitStores, rateLimits } from './http/rate-limits.js';
 import { problemReply, sendReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
@@ -72,9 +73,13 @@ export async function createApp(config: Config, services: Services, document: Do
 
   app.use(requestLog(logger));
   app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
-  // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
   const idempotency = new IdempotencyKeys(services, config.idempotencyRetentionHours * 3_600_000);
   const api = await createApiMiddleware(document, services, handlers, config.baseUrl, idempotency);
+  const stores = new RateLimitStores(config.redisUrl, config.rateLimitRedisPrefix, logger);
+  services.meta.watchRateLimitStore(stores);
+  app.locals.close = () => stores.close();
+  app.use(rateLimits(config, stores, () => api.routes));
+  // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));
 
   // Pages for people in gzip or brotli by Accept-Encoding (with Vary). API answers are compressed in sendReply, fixed

@@ -38,6 +38,10 @@ export interface Config {
   dashboardUrl: string | undefined;
   /** Leading zero bits a proof-of-work solution needs before an address has failed (it rises after failures). */
   powDifficulty: number;
+  /** Failed token requests per client_id per minute before that client is throttled. */
+  tokenFailureLimitPerMinute: number;
+  /** Key prefix of the rate-limit counters in Redis. */
+  rateLimitRedisPrefix: string;
   /** How long a stored Idempotency-Key answer is replayed. */
   idempotencyRetentionHours: number;
   /** HMAC key of proof-of-work challenges; when absent one is generated once and kept in the database. */
@@ -55,6 +59,9 @@ export interface Config {
   /** PKCS#8 PEM of an Ed25519 or P-256 key; when absent a key is generated once and kept in the database. */
   signingKeyPem: string | undefined;
   bcryptCost: number;
+  /** bcrypt operations at a time, and how long one waits for its turn before a 503. */
+  bcryptConcurrency: number;
+  bcryptWaitMs: number;
   /** How long a client's revocation or rotation may take to reach the other instances' token caches. */
   clientStatusCacheMs: number;
   paperStartingCash: string;
@@ -144,6 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    tokenFailureLimitPerMinute: integer(env, 'TOKEN_FAILURE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
+    rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'ias:rate-limit:',
     webConcurrency,
     trustProxy,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),
@@ -152,6 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: 3600,
     signingKeyPem,
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
+    bcryptConcurrency: integer(env, 'BCRYPT_CONCURRENCY', 2, 1, 64),
+    bcryptWaitMs: integer(env, 'BCRYPT_WAIT_MS', 2000, 0, 60_000),
     clientStatusCacheMs: integer(env, 'CLIENT_STATUS_CACHE_MS', 5000, 0, 60_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
     assistant: assistantBaseUrl

@@ -75,7 +75,8 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const services = await createServices(config, db, options.overrides, document);
   const { beforeListen } = options;
   await beforeListen?.(services);
-  const api = await listen(await createApp(config, services, document, logger), config.port, config);
+  const app = await createApp(config, services, document, logger);
+  const api = await listen(app, config.port, config);
   let dashboard: Listening;
   try {
     dashboard = await listen(createDashboardApp({ config, services, document, logger }), config.dashboardPort, config);
@@ -88,6 +89,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const drain = async () => {
     lifecycle.ready = false;
     const results = await Promise.all([api.drain(), dashboard.drain()]);
+    await (app.locals.close as (() => Promise<void>) | undefined)?.();
     return { forced: results.some((r) => r.forced) };
   };
   return {

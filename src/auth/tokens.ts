@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { randomUUID, verify as verifySignature } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { AuthorizationError } from './authorize.js';
 import type { SigningKey } from './keys.js';
 
@@ -27,6 +27,8 @@ export interface ClientStatusSource {
 }
 
 const MAX_CACHED_TOKENS = 10_000;
+/** How far a token's `iat` may be ahead of this server's clock (another instance's clock may run slightly fast). */
+const CLOCK_SKEW_SECONDS = 60;
 
 /** Issues and verifies RFC 9068 access tokens. */
 export class TokenService {
@@ -86,21 +88,42 @@ export class TokenService {
     return principal;
   }
 
+  /**
+   * Verifies a token's signature with node:crypto on this thread (jose verifies through WebCrypto, whose jobs run on
+   * libuv's thread pool — behind bcrypt under a token-endpoint flood, which made the first use of a new token take
+   * seconds), then its header and claims: issuer, audience, `typ`, expiry, an `iat` not in the future (beyond a
+   * small skew) and a lifetime no longer than the configured one.
+   */
   private async verifySignature(token: string): Promise<Principal> {
-    let payload;
+    const parts = token.split('.');
+    let header: { alg?: unknown; typ?: unknown; kid?: unknown };
+    let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(token, this.key.publicKey, {
-        issuer: this.issuer,
-        audience: this.audience,
-        algorithms: [this.key.alg],
-        typ: 'at+jwt',
-        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-      }));
-    } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('the access token has expired');
+      if (parts.length !== 3) throw new Error('not a JWS');
+      header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as typeof header;
+      payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+      if (!payload || typeof payload !== 'object') throw new Error('no claims');
+    } catch {
       throw new InvalidTokenError('the access token is malformed or its signature, issuer or audience is wrong');
     }
-    const { sub, client_id: clientId, scope, gen, jti, exp } = payload;
+    const signature = Buffer.from(parts[2]!, 'base64url');
+    const signed = Buffer.from(`${parts[0]}.${parts[1]}`);
+    const valid =
+      header.alg === this.key.alg &&
+      (header.typ === 'at+jwt' || header.typ === 'application/at+jwt') &&
+      verifySignature(this.key.alg === 'EdDSA' ? null : 'sha256', signed, { key: this.key.publicKey, dsaEncoding: 'ieee-p1363' }, signature) &&
+      payload.iss === this.issuer &&
+      (payload.aud === this.audience || (Array.isArray(payload.aud) && payload.aud.includes(this.audience)));
+    if (!valid) throw new InvalidTokenError('the access token is malformed or its signature, issuer or audience is wrong');
+    const now = Date.now() / 1000;
+    const { exp, iat } = payload;
+    if (typeof exp !== 'number' || typeof iat !== 'number' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') {
+      throw new InvalidTokenError('the access token lacks required claims');
+    }
+    if (exp <= now) throw new InvalidTokenError('the access token has expired');
+    if (iat > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token was issued in the future');
+    if (exp - iat > this.ttlSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token lives longer than this server issues tokens for');
+    const { sub, client_id: clientId, scope, gen, jti } = payload;
     if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof gen !== 'number' || typeof sub !== 'string') {
       throw new InvalidTokenError('the access token lacks required claims');
     }
@@ -109,8 +132,8 @@ export class TokenService {
       clientId,
       scopes: new Set(scope.split(' ').filter(Boolean)),
       generation: gen,
-      tokenId: jti!,
-      expiresAt: exp! * 1000,
+      tokenId: jti as string,
+      expiresAt: exp * 1000,
     };
     if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, principal);

@@ -50,7 +50,7 @@ type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedReque
  * handleRequest — which matched twice, parsed three times through lodash deep clones and recompiled the path
  * template each time — cost more CPU than the rest of a light authenticated read together.
  */
-export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string, idempotency: IdempotencyKeys): Promise<RequestHandler> {
+export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string, idempotency: IdempotencyKeys): Promise<RequestHandler & { routes: RouteTable }> {
   // Only request validators are compiled: openapi-backend's constructor would also compile one for every response
   // and response header (about 2 s of CPU per process start), which nothing here uses.
   const api = new OpenAPI31Backend({ definition: structuredClone(document), strict: true, validate: false });
@@ -131,7 +131,7 @@ export async function createApiMiddleware(document: Document, services: Services
     return invoke(operation, parsed, actor, state, services);
   };
 
-  return async (req, res) => {
+  const middleware: RequestHandler = async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
     const at: { operation?: Operation } = {};
     let reply: Reply;
@@ -145,6 +145,7 @@ export async function createApiMiddleware(document: Document, services: Services
     }
     sendReply(res, reply);
   };
+  return Object.assign(middleware, { routes });
 }
 
 /** A bearer token is required unless the operation has no security or also allows anonymous access (`{}`). */

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ApiClient, Database } from '../../db/schema.js';
 import type { Actor } from '../auth/authorize.js';
@@ -7,6 +8,10 @@ import { SCOPES, type ClientStatusSource } from '../auth/tokens.js';
 import { newId, newSecret } from '../ids.js';
 import { ensureAccount } from './accounts.js';
 import { invalidField, NotFoundError } from './errors.js';
+
+/** How long a verified client secret is remembered (as a keyed hash), and for how many clients at most. */
+const VERIFIED_SECRET_TTL_MS = 10 * 60_000;
+const MAX_VERIFIED_SECRETS = 10_000;
 
 const MAX_NAME_LENGTH = 100;
 
@@ -58,6 +63,9 @@ export function parseScopes(raw: string): string[] {
  */
 export class ClientService implements ClientStatusSource {
   private readonly statusCache = new Map<string, { generation: number | null; until: number }>();
+
+  private readonly verifiedSecrets = new Map<string, { mac: Buffer; hash: string; until: number }>();
+  private readonly secretMacKey = randomBytes(32);
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -169,8 +177,18 @@ export class ClientService implements ClientStatusSource {
   /** The live client for these credentials, or null; never says which part was wrong. */
   async authenticate(clientId: string, secret: string): Promise<ApiClient | null> {
     const row = await this.db.selectFrom('api_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-    const matches = await this.hasher.verify(secret, row?.secret_hash);
+    // A secret verified lately against this very hash is not checked by bcrypt again: a legitimate client does not
+    // pay 50+ ms per token. Only a keyed hash of the secret is kept in memory; a rotation changes the stored hash
+    // and a revocation is read from the row, so both take effect at once.
+    const mac = createHmac('sha256', this.secretMacKey).update(`${clientId}\n${secret}`).digest();
+    const cached = this.verifiedSecrets.get(clientId);
+    const remembered = Boolean(row?.secret_hash && cached && cached.until > Date.now() && cached.hash === row.secret_hash && timingSafeEqual(cached.mac, mac));
+    const matches = remembered || (await this.hasher.verify(secret, row?.secret_hash));
     if (!row || !matches || row.revoked_at) return null;
+    if (!remembered) {
+      if (this.verifiedSecrets.size >= MAX_VERIFIED_SECRETS) this.verifiedSecrets.delete(this.verifiedSecrets.keys().next().value!);
+      this.verifiedSecrets.set(clientId, { mac, hash: row.secret_hash, until: Date.now() + VERIFIED_SECRET_TTL_MS });
+    }
     await this.db.updateTable('api_clients').set({ last_used_at: new Date() }).where('client_id', '=', clientId).execute();
     return row;
   }

@@ -61,7 +61,7 @@ export interface ServiceOverrides {
 
 export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}, document: Document = loadDocument()): Promise<Services> {
   // One hasher for client secrets and passwords: bcrypt's share of the thread pool is governed in one place.
-  const hasher = new SecretHasher(config.bcryptCost);
+  const hasher = new SecretHasher(config.bcryptCost, config.bcryptConcurrency, config.bcryptWaitMs);
   const clients = new ClientService(db.kysely, hasher, config.clientStatusCacheMs);
   const signingKey = await loadSigningKey(db.kysely, config.signingKeyPem);
   const tokens = new TokenService(signingKey, config.baseUrl, config.baseUrl, config.tokenTtlSeconds, clients);

@@ -9,12 +9,13 @@ const READINESS_DATABASE_TIMEOUT_MS = 1000;
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: 'ok' | 'fail'; requests: 'ok' | 'draining' };
+  checks: { database: 'ok' | 'fail'; requests: 'ok' | 'draining'; rate_limit_store?: 'ok' | 'fail' };
 }
 
 /** The published contract and the process's readiness. */
 export class MetaService {
   private published: PublishedDocument | undefined;
+  private rateLimitStore: { state(): 'ok' | 'fail' | undefined } | undefined;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -27,6 +28,11 @@ export class MetaService {
     return this.published;
   }
 
+  /** Reports the shared rate-limit store in readiness (its outage is reported, not a reason to take no traffic). */
+  watchRateLimitStore(store: { state(): 'ok' | 'fail' | undefined }): void {
+    this.rateLimitStore = store;
+  }
+
   async readiness(): Promise<Readiness> {
     let database: 'ok' | 'fail' = 'ok';
     try {
@@ -35,6 +41,7 @@ export class MetaService {
       database = 'fail';
     }
     const requests = lifecycle.ready ? 'ok' : 'draining';
-    return { ready: database === 'ok' && requests === 'ok', checks: { database, requests } };
+    const store = this.rateLimitStore?.state();
+    return { ready: database === 'ok' && requests === 'ok', checks: { database, requests, ...(store ? { rate_limit_store: store } : {}) } };
   }
 }

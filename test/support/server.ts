@@ -53,6 +53,10 @@ export async function startTestServer(env: Record<string, string> = {}, override
     LOG_LEVEL: 'silent',
     BCRYPT_COST: '4',
     DASHBOARD_PORT: '0',
+    // Suites send thousands of requests from one address; the limits have their own tests (rate-limits.test.ts).
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
   const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides });

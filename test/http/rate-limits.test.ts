@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { createClient } from 'redis';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const IANA = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('rate limits', () => {
+  describe('per client address and route, in memory', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5', TOKEN_RATE_LIMIT_PER_MINUTE: '3', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' });
+    });
+    after(() => server.close());
+
+    it('allows exactly the limit per route template (ids share it), then 429 quota-exceeded with Retry-After; another route keeps its budget', async () => {
+      const token = await server.token(['read']);
+      const from = { 'x-forwarded-for': '203.0.113.10' };
+      for (let i = 0; i < 5; i++) {
+        const response = await server.api.get(`/v1/orders/ord_${i}`, { token, headers: from });
+        expect(response.status, `request ${i + 1}`).to.equal(404);
+        expect(response.headers.get('ratelimit-policy')).to.match(/"route"; q=5; w=60/);
+        expect(response.headers.get('ratelimit')).to.match(new RegExp(`"route"; r=${4 - i}; t=\\d+`));
+      }
+      const over = await server.api.get('/v1/orders/ord_other', { token, headers: from });
+      expect(over.status).to.equal(429);
+      expect(over.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      expect(Number(over.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(over.body.type).to.equal(IANA);
+      expect(over.body['violated-policies']).to.deep.equal(['route']);
+      expect(over.body.instance).to.equal('/v1/orders/ord_other');
+      const other = await server.api.get('/v1/brokers', { token, headers: from });
+      expect(other.status).to.equal(200);
+      // Another address has its own budget on the same route.
+      expect((await server.api.get('/v1/orders/ord_1', { token, headers: { 'x-forwarded-for': '203.0.113.11' } })).status).to.equal(404);
+    });
+
+    it('limits the token endpoint per address in its own JSON error format, and never /healthz or /readyz', async () => {
+      const { client_id, client_secret } = await server.createClient(['read']);
+      const from = { 'x-forwarded-for': '203.0.113.20', 'content-type': 'application/x-www-form-urlencoded' };
+      const body = new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret }).toString();
+      for (let i = 0; i < 3; i++) expect((await server.api.post('/oauth/token', { headers: from, body })).status).to.equal(200);
+      const over = await server.api.post('/oauth/token', { headers: from, body });
+      expect(over.status).to.equal(429);
+      expect(over.headers.get('content-type')).to.match(/^application\/json/);
+      expect(over.headers.get('retry-after')).to.match(/^\d+$/);
+      expect(over.body).to.include({ error: 'slow_down', type: IANA, status: 429 });
+      expect(over.body.error_description).to.match(/token requests a minute/);
+      for (let i = 0; i < 8; i++) {
+        const health = await server.api.get('/healthz', { headers: from });
+        expect(health.status).to.equal(200);
+        expect(health.headers.get('ratelimit')).to.equal(null);
+      }
+    });
+
+    it("throttles failed authentications per client_id from many addresses, the right secret included, until the window passes", async () => {
+      const { client_id, client_secret } = await server.createClient(['read']);
+      const attempt = (secret: string, address: string) =>
+        server.api.post('/oauth/token', {
+          headers: { 'x-forwarded-for': address, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret: secret }).toString(),
+        });
+      for (let i = 0; i < 3; i++) expect((await attempt('wrong', `198.51.100.${i}`)).status).to.equal(401);
+      const blocked = await attempt(client_secret, '198.51.100.99');
+      expect(blocked.status).to.equal(429);
+      expect(blocked.body).to.include({ error: 'slow_down', type: IANA });
+      expect(blocked.body['violated-policies']).to.deep.equal(['token-failures']);
+      // Another client is not affected.
+      const other = await server.createClient(['read']);
+      expect((await server.api.post('/oauth/token', { headers: { 'x-forwarded-for': '198.51.100.98', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret }).toString() })).status).to.equal(200);
+    });
+  });
+
+  describe('shared through Redis', () => {
+    const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
+    const redis = createClient({ url: REDIS_URL });
+    let a: TestServer;
+    let b: TestServer;
+    before(async function () {
+      try {
+        await redis.connect();
+      } catch {
+        this.skip();
+      }
+      const env = { REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '6' };
+      [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+    });
+    after(async () => {
+      await Promise.all([a?.close(), b?.close()]);
+      if (redis.isOpen) {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length) await redis.del(keys);
+        await redis.close();
+      }
+    });
+
+    it('gives two instances one budget', async () => {
+      // Each instance connects to Redis in the background; until then requests would pass uncounted.
+      for (const server of [a, b]) {
+        for (let i = 0; i < 50 && (await server.api.get('/readyz')).body.checks.rate_limit_store !== 'ok'; i++) await new Promise((r) => setTimeout(r, 20));
+      }
+      for (let i = 0; i < 6; i++) {
+        const server = i % 2 ? a : b;
+        const response = await server.api.get('/openapi.json');
+        expect(response.status, `request ${i + 1}`).to.equal(200);
+      }
+      expect((await a.api.get('/openapi.json')).status).to.equal(429);
+      expect((await b.api.get('/openapi.json')).status).to.equal(429);
+      expect((await a.api.get('/readyz')).body.checks.rate_limit_store).to.equal('ok');
+      expect((await redis.keys(`${prefix}*`)).length).to.be.greaterThan(0);
+    });
+  });
+
+  it('lets requests through when Redis is unreachable, and /readyz says so while staying ready', async () => {
+    const server = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      for (let i = 0; i < 4; i++) expect((await server.api.get('/openapi.json')).status).to.equal(200);
+      const ready = await server.api.get('/readyz');
+      expect(ready.status).to.equal(200);
+      expect(ready.body.checks.rate_limit_store).to.equal('fail');
+    } finally {
+      await server.close();
+    }
+  });
+});
