@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 export class ConfigError extends Error {
@@ -161,7 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: 3600,
     signingKeyPem,
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),
-    bcryptConcurrency: integer(env, 'BCRYPT_CONCURRENCY', 2, 1, 64),
+    // Half the cores (at least one): bcrypt's threads must leave the event loop a core of its own.
+    bcryptConcurrency: integer(env, 'BCRYPT_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
     bcryptWaitMs: integer(env, 'BCRYPT_WAIT_MS', 2000, 0, 60_000),
     clientStatusCacheMs: integer(env, 'CLIENT_STATUS_CACHE_MS', 5000, 0, 60_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
