@@ -1874,6 +1874,20 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The request is not valid HTTP (for example a header value with a control character), answered by
+         *     the server before any operation runs; or a parameter it cannot read.
+         */
+        MalformedRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request is malformed or fails validation. */
         BadRequest: {
             headers: {
@@ -2577,8 +2591,10 @@ export interface components {
         /** @description Present with `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
         /**
-         * @description RFC 6750 bearer challenge with `error="invalid_token"` (401) or `error="insufficient_scope"` and
-         *     `scope` (403), and `resource_metadata` pointing to the protected resource metadata (RFC 9728).
+         * @description RFC 6750 bearer challenge with `resource_metadata` pointing to the protected resource metadata
+         *     (RFC 9728); with `error="invalid_token"` when a token was sent and refused (401), or
+         *     `error="insufficient_scope"` and `scope` (403). A request without any token gets no error code
+         *     (RFC 6750 section 3.1).
          * @example Bearer realm="ias", error="invalid_token", resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource"
          */
         WWWAuthenticateBearer: string;
@@ -2658,6 +2674,7 @@ export type SchemaReportOrderCounts = components['schemas']['ReportOrderCounts']
 export type SchemaReportDecision = components['schemas']['ReportDecision'];
 export type SchemaKillSwitchEvent = components['schemas']['KillSwitchEvent'];
 export type SchemaDailyReportList = components['schemas']['DailyReportList'];
+export type ResponseMalformedRequest = components['responses']['MalformedRequest'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseInvalidParameters = components['responses']['InvalidParameters'];
 export type ResponseChallengeBadRequest = components['responses']['ChallengeBadRequest'];
@@ -2777,6 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2803,6 +2821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProtectedResourceMetadata"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2829,6 +2848,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2874,6 +2894,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2898,6 +2919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["ProbeNotAcceptable"];
             500: components["responses"]["ProbeInternalError"];
         };
@@ -2920,6 +2942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             406: components["responses"]["ProbeNotAcceptable"];
             500: components["responses"]["ProbeInternalError"];
             /** @description The instance is not ready; `checks` shows which dependency failed. */
@@ -3203,6 +3226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Disclosure"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
@@ -3320,6 +3344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3862,6 +3887,7 @@ export interface operations {
                     "application/json": components["schemas"]["KillSwitch"];
                 };
             };
+            400: components["responses"]["MalformedRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];

@@ -2,7 +2,7 @@
 export const problemTypes = {
   "validation-error": {"status":400,"title":"Request validation failed","description":"The request does not match the operation's schema. `errors` lists every failing member with a\nJSON pointer into the request (`/capital`, `/query/limit`, `/path/id`, `/header/idempotency-key`)\nand a message.\n"},
   "malformed-request": {"status":400,"title":"Malformed request","description":"The request body could not be parsed (for example invalid JSON)."},
-  "unauthorized": {"status":401,"title":"Authentication required","description":"The bearer token is missing, malformed, expired, revoked or not an API access token (dashboard\nsessions are refused). The response carries `WWW-Authenticate: Bearer ... error=\"invalid_token\"`.\n"},
+  "unauthorized": {"status":401,"title":"Authentication required","description":"The bearer token is missing, malformed, expired, revoked or not an API access token (dashboard\nsessions are refused). The response carries a `WWW-Authenticate: Bearer` challenge, with\n`error=\"invalid_token\"` when a token was sent (none without one, RFC 6750 section 3.1).\n"},
   "insufficient-scope": {"status":403,"title":"Insufficient scope","description":"The access token lacks the scope the operation requires; `required_scope` names it and\n`WWW-Authenticate` carries `error=\"insufficient_scope\", scope=\"...\"`.\n"},
   "not-found": {"status":404,"title":"Not found","description":"The resource does not exist or belongs to another account."},
   "method-not-allowed": {"status":405,"title":"Method not allowed","description":"The path exists but does not support the request method; `Allow` lists the methods it does."},

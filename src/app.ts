@@ -18,6 +18,7 @@ import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_USER_AGENT = 512;
 
 /**
  * One log line per request ("request completed": reqId, method, path, status, ms; error level from 500) and the
@@ -31,6 +32,8 @@ function requestLog(logger: Logger): RequestHandler {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
+    // Every answer is what its Content-Type says; browsers must not guess otherwise.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
     let child: Logger | undefined;
     const state: ApiRequestState = {
@@ -45,7 +48,8 @@ function requestLog(logger: Logger): RequestHandler {
           Object.defineProperty(this, 'ip', { value: ip });
           return ip;
         },
-        userAgent: req.headers['user-agent'] ?? null,
+        // Kept with consent records: bounded, whatever a client sends.
+        userAgent: req.headers['user-agent']?.slice(0, MAX_USER_AGENT) ?? null,
         headers: req.headers,
       },
     };

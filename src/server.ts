@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
+import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
+import { problemTypeUri } from './problems.js';
 import type { Config } from './config.js';
 import { createDashboardApp } from './dashboard/app.js';
 import { loadDocument } from './document.js';
@@ -35,9 +37,39 @@ interface Listening {
   drain(): Promise<{ forced: boolean }>;
 }
 
+/**
+ * What Node's HTTP parser refuses before any handler runs (a control character in a header value, an invalid
+ * request line, headers too large) is answered as every other error: an RFC 9457 problem, not a bare 400.
+ */
+function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl: string): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? 431 : timedOut ? 408 : 400;
+  const body = JSON.stringify({
+    type: problemTypeUri('malformed-request', baseUrl),
+    title: tooLarge ? 'Request header fields too large' : timedOut ? 'Request timeout' : 'Malformed request',
+    status,
+    detail: tooLarge
+      ? 'The request headers are too large.'
+      : timedOut
+        ? 'The request was not received in time.'
+        : 'The request is not valid HTTP/1.1 (for example a header value with a control character, or an invalid request line).',
+  });
+  const reason = tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 async function listen(app: Express, port: number, config: Config): Promise<Listening> {
   const server = app.listen(port, config.host);
   server.requestTimeout = config.requestTimeoutMs;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerParserError(error, socket, config.baseUrl));
   const inFlight = new Set<ServerResponse>();
   let draining = false;
   // Ahead of express: every response knows whether the server is draining, whatever handles it.

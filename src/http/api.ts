@@ -101,7 +101,8 @@ export async function createApiMiddleware(document: Document, services: Services
     } catch {
       throw new ProblemError('malformed-request', 'The URL path is not valid percent-encoded UTF-8.');
     }
-    const match = routes.match(req.method, req.path);
+    // HEAD is GET without the body (Node drops it): same status and headers.
+    const match = routes.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
     if (match.kind === 'not-found') return problemReply('not-found', baseUrl, { detail: `There is no resource at ${req.path}.` });
     if (match.kind === 'method-not-allowed') {
       return problemReply('method-not-allowed', baseUrl, {
@@ -115,7 +116,10 @@ export async function createApiMiddleware(document: Document, services: Services
       throw new ProblemError('not-acceptable', `Responses are application/json (errors application/problem+json); the Accept header "${req.headers.accept}" allows neither.`);
     }
     const actor = requiresBearer(operation) ? await bearerActor(services.tokens, operation.operationId!, state) : null;
-    const body = parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation));
+    const strict = strictIntegers(operation, routes.pathParams(operation, req.path), req.query as Record<string, unknown>);
+    if (strict.length) return problemReply('validation-error', baseUrl, { detail: validationDetail(strict), extensions: { errors: strict } });
+    // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation));
     const apiRequest: ParsableRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers, body };
     matched.set(apiRequest, operation);
     const validation = validator.validateRequest(apiRequest as never, operation);
@@ -146,6 +150,22 @@ export async function createApiMiddleware(document: Document, services: Services
     sendReply(res, reply);
   };
   return Object.assign(middleware, { routes });
+}
+
+const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+/**
+ * Integer path and query parameters must be written as plain decimals: validation coerces `0x10`, `1e3`, ` 1` or `01`
+ * into numbers, so one resource would answer to many spellings.
+ */
+function strictIntegers(operation: Operation, path: Record<string, string>, query: Record<string, unknown>) {
+  const errors: { pointer: string; detail: string }[] = [];
+  for (const parameter of (operation.parameters ?? []) as { name: string; in: string; schema?: { type?: unknown } }[]) {
+    if (parameter.schema?.type !== 'integer' || (parameter.in !== 'path' && parameter.in !== 'query')) continue;
+    const value = parameter.in === 'path' ? path[parameter.name] : query[parameter.name];
+    if (typeof value === 'string' && !PLAIN_INTEGER.test(value)) errors.push({ pointer: `/${parameter.in}/${parameter.name}`, detail: 'must be an integer written as plain decimal digits' });
+  }
+  return errors;
 }
 
 /** A bearer token is required unless the operation has no security or also allows anonymous access (`{}`). */

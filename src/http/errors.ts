@@ -24,6 +24,9 @@ export function errorToReply(error: unknown, baseUrl: string, log: Logger, opera
   if (error instanceof OAuthError) return oauthErrorReply(error, baseUrl);
   if (error instanceof AuthorizationError) return authorizationReply(error, baseUrl);
   const { problem, log: level } = classifyError(error);
+  // The token endpoint answers in RFC 6749's format whatever went wrong with the request itself (a NUL byte in a
+  // client id, say); unavailability and internal errors stay problems.
+  if (operation?.operationId === 'issueToken' && problem.slug === 'malformed-request') return oauthErrorReply(new OAuthError('invalid_request', problem.detail ?? 'The request is malformed.'), baseUrl);
   if (level !== 'none') log[level]({ err: error, problem: problem.slug }, problem.slug === 'internal-error' ? 'unhandled error' : 'request failed');
   const extensions =
     problem instanceof InvalidInputError

@@ -82,6 +82,7 @@ export class RouteTable {
     }
     const allowed = new Set<string>();
     for (const route of candidates) for (const name of route.byMethod.keys()) allowed.add(name.toUpperCase());
+    if (allowed.has('GET')) allowed.add('HEAD');
     return { kind: 'method-not-allowed', allowed: [...allowed] };
   }
 }

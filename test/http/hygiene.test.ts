@@ -1,5 +1,22 @@
+import { connect } from 'node:net';
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { createPolicy } from '../support/trading.js';
+
+/** Writes raw bytes to the server and returns what it answered (the socket closes after one answer). */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    setTimeout(() => {
+      socket.destroy();
+      resolve(answer);
+    }, 3000).unref();
+  });
+}
 
 describe('request hygiene and problem details', () => {
   let server: TestServer;
@@ -106,6 +123,97 @@ describe('request hygiene and problem details', () => {
     const made = await server.api.get('/v1/nothing', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(made.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
     expect(made.body.request_id).to.equal(made.headers.get('x-request-id'));
+  });
+
+  it("answers what Node's parser refuses (a control character in a header) with a problem, not a bare 400", async () => {
+    for (const header of ['Idempotency-Key: \x01', 'If-None-Match: 0\x1f']) {
+      const answer = await rawExchange(server.running.port, `GET /openapi.json HTTP/1.1\r\nHost: x\r\n${header}\r\n\r\n`);
+      expect(answer, header).to.match(/^HTTP\/1\.1 400 /);
+      expect(answer).to.match(/Content-Type: application\/problem\+json/i);
+      expect(answer).to.match(/X-Content-Type-Options: nosniff/i);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expect(body).to.include({ status: 400, title: 'Malformed request' });
+      expect(body.type).to.match(/\/problems\/malformed-request$/);
+    }
+  });
+
+  it('sends X-Content-Type-Options: nosniff on every answer', async () => {
+    for (const path of ['/v1/brokers', '/nothing', '/openapi.json', '/docs', '/problems', '/healthz']) {
+      const response = await fetch(`http://127.0.0.1:${server.running.port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.headers.get('x-content-type-options'), path).to.equal('nosniff');
+    }
+    const graphql = await fetch(`http://127.0.0.1:${server.running.port}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    expect(graphql.headers.get('x-content-type-options')).to.equal('nosniff');
+  });
+
+  it('reads integer path and query parameters only as plain decimals', async () => {
+    for (const spelling of ['0x10', '1e3', '%20%31', '01', '1.0']) {
+      const response = await server.api.get(`/v1/policies/${spelling}`, { token });
+      expectProblem(response, 400, 'validation-error');
+      expect(response.body.errors[0].pointer, spelling).to.equal('/path/version');
+    }
+    expect((await server.api.get('/v1/policies/1', { token })).status).to.equal(404);
+    const limit = await server.api.get('/v1/orders?limit=0x10', { token });
+    expectProblem(limit, 400, 'validation-error');
+    expect(limit.body.errors[0].pointer).to.equal('/query/limit');
+  });
+
+  it('answers HEAD on every GET resource like GET, without a body, and lists HEAD where GET is allowed', async () => {
+    for (const path of ['/openapi.json', '/v1/brokers', '/healthz']) {
+      const send = (method: string) => fetch(`http://127.0.0.1:${server.running.port}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+      const [get, head] = [await send('GET'), await send('HEAD')];
+      expect(head.status, path).to.equal(get.status);
+      expect(head.headers.get('content-type'), path).to.equal(get.headers.get('content-type'));
+      expect(await head.text(), path).to.equal('');
+    }
+    const wrong = await server.api.request('DELETE', '/v1/brokers', { token });
+    expect(wrong.headers.get('allow')).to.include('HEAD');
+  });
+
+  it('checks the token before reading the body: no token and an unreadable body is 401, not 413 or 415', async () => {
+    const unsupported = await server.api.post('/v1/policies', { body: 'x', headers: { 'content-type': 'text/plain' } });
+    expectProblem(unsupported, 401, 'unauthorized');
+    const malformed = await server.api.post('/v1/policies', { body: '{', headers: { 'content-type': 'application/json' } });
+    expectProblem(malformed, 401, 'unauthorized');
+  });
+
+  it('ignores a body sent with GET', async () => {
+    const response = await fetch(`http://127.0.0.1:${server.running.port}/v1/brokers`, { method: 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain', 'content-length': '3' }, body: undefined });
+    expect(response.status).to.equal(200);
+    const raw = await rawExchange(server.running.port, `GET /v1/brokers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`);
+    expect(raw).to.match(/^HTTP\/1\.1 200 /);
+  });
+
+  it('keeps at most 512 characters of a User-Agent with a consent record', async () => {
+    const [holder] = await Promise.all([server.account(['read', 'trade'])]);
+    const long = 'a'.repeat(8025);
+    const disclosure = await server.api.get('/v1/disclosures/current', { token: holder.token });
+    const created = await server.api.post('/v1/policies', {
+      token: holder.token,
+      headers: { 'user-agent': long },
+      json: {
+        limits: { max_order_notional: 1000, max_position_weight: 0.8, max_daily_notional: 5000, max_daily_loss: 500, allowed_markets: ['US'] },
+        target_allocation: [{ symbol: 'VTI', weight: 1 }],
+        consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const row = await server.database.db.kysely.selectFrom('policies').select('consent').where('account_id', '=', holder.accountId).executeTakeFirstOrThrow();
+    const consent = (typeof row.consent === 'string' ? JSON.parse(row.consent) : row.consent) as { user_agent: string };
+    expect(consent.user_agent).to.equal('a'.repeat(512));
+  });
+
+  it('answers a NUL byte in a client id at the token endpoint in RFC 6749 format', async () => {
+    const requests: { headers: Record<string, string>; body: string }[] = [
+      { headers: { authorization: 'Basic ADp4', 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' },
+      { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=%00&client_secret=x' },
+    ];
+    for (const request of requests) {
+      const response = await server.api.post('/oauth/token', request);
+      expect(response.status).to.be.oneOf([400, 401]);
+      expect(response.headers.get('content-type')).to.match(/^application\/json/);
+      expect(response.body.error).to.be.oneOf(['invalid_request', 'invalid_client']);
+    }
   });
 
   it('never sends X-Powered-By', async () => {
