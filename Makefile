@@ -6,7 +6,7 @@ export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
 EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts test/http/statements.test.ts
 
-.PHONY: run test install build generate check-generated lint typecheck test-all test-embedded bench clean
+.PHONY: run test install build generate check-generated lint typecheck test-all test-embedded bench fuzz clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -47,6 +47,19 @@ test-embedded: install
 # CASES="read cluster memory approvals orders feasibility flood" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
 bench: build
 	npx tsx scripts/bench.ts
+
+# Schemathesis (through Docker) against a running server: every check, every phase including the stateful one that
+# follows the spec's links. Needs Docker, the server (make run) and a client's credentials in CLIENT_ID/CLIENT_SECRET.
+FUZZ_URL ?= http://localhost:3000
+FUZZ_MAX_EXAMPLES ?= 50
+fuzz:
+	@test -n "$$CLIENT_ID" -a -n "$$CLIENT_SECRET" || { echo "make fuzz: set CLIENT_ID and CLIENT_SECRET (make run prints them)"; exit 64; }
+	@command -v docker >/dev/null || { echo "make fuzz: needs Docker (schemathesis/schemathesis image); the in-repo fuzzer runs in make test"; exit 69; }
+	token=$$(curl -sS --fail-with-body -u "$$CLIENT_ID:$$CLIENT_SECRET" -d grant_type=client_credentials -d scope="read write trade" $(FUZZ_URL)/oauth/token \
+	  | node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).access_token))') && \
+	docker run --rm --network host schemathesis/schemathesis:stable run $(FUZZ_URL)/openapi.json \
+	  --checks all --phases examples,coverage,fuzzing,stateful --max-examples $(FUZZ_MAX_EXAMPLES) \
+	  --header "Authorization: Bearer $$token"
 
 clean:
 	rm -rf dist .data

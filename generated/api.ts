@@ -3741,6 +3741,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["ApproveConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ApproveUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

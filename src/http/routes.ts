@@ -19,9 +19,9 @@ const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g,
 
 /**
  * The spec's operations, indexed once: exact paths in a map, templated paths as compiled patterns ordered by
- * specificity. Same answers as openapi-backend's router (exact path first, then the most literal template that has
- * the method; trailing slashes ignored; 405 when a path matches but no method does), without rebuilding every
- * operation object on each call.
+ * specificity. Same answers as openapi-backend's router with `ignoreTrailingSlashes: false` (exact path first, then
+ * the most literal template that has the method; 405 when a path matches but no method does), without rebuilding
+ * every operation object on each call.
  */
 export class RouteTable {
   private readonly exact = new Map<string, Map<string, Operation>>();
@@ -51,12 +51,14 @@ export class RouteTable {
     this.templates = [...templates.values()].sort((a, b) => b.specificity - a.specificity);
   }
 
-  /** The request path as the router compares it: a leading slash, no query, no trailing slashes. */
+  /**
+   * The request path as the router compares it: a leading slash, no query. Trailing slashes are kept (unlike
+   * openapi-backend's default): `/v1/orders/` is not `/v1/orders`, so a fuzzer that leaves `{id}` empty gets a 404,
+   * not another operation's answer.
+   */
   static normalize(rawPath: string): string {
-    let path = rawPath.trim().split('?')[0] ?? '';
-    if (!path.startsWith('/')) path = `/${path}`;
-    while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    return path;
+    const path = rawPath.trim().split('?')[0] ?? '';
+    return path.startsWith('/') ? path : `/${path}`;
   }
 
   /** The path parameters of a request already matched to `operation` (values percent-decoded). */

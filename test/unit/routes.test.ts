@@ -6,7 +6,7 @@ import { parseMatchedRequest, RouteTable } from '../../src/http/routes.js';
 // The route table must answer exactly as openapi-backend's router would, only without rebuilding its operations.
 describe('route table', () => {
   const document = loadDocument();
-  const backend = new OpenAPIBackend({ definition: structuredClone(document), validate: false, quick: true });
+  const backend = new OpenAPIBackend({ definition: structuredClone(document), validate: false, quick: true, ignoreTrailingSlashes: false });
   let reference: OpenAPIBackend['router'];
   let operations: Operation[];
   let table: RouteTable;
