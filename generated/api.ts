@@ -1213,7 +1213,7 @@ export interface components {
              */
             required_growth_rate: number | null;
             /**
-             * @description Probability of reaching the target at the horizon under the model.
+             * @description Probability of reaching the target at the horizon under the model, to 6 decimal places (as every probability in this API).
              * @example 0.62
              */
             probability: number;

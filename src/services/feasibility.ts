@@ -271,7 +271,7 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
   const decimals = market.currency_minor_units;
   return {
     required_growth_rate: requiredGrowthRate(s.capital, s.target, s.years),
-    probability: probability(s),
+    probability: roundProbability(probability(s)),
     currency: market.currency,
     confidence,
     assumptions: {
@@ -283,10 +283,19 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       reference: input.assumptions ? 'supplied by the caller' : market.reference,
     },
     suggestions: [
-      capitalNeeded(s, z, decimals, confidence),
-      horizonNeeded(s, z, confidence),
-      targetReachable(s, z, decimals, confidence),
-      ...(Math.floor(12 * input.horizon_years) >= 1 ? [contributionNeeded(s, decimals, confidence)] : []),
+      rounded(capitalNeeded(s, z, decimals, confidence)),
+      rounded(horizonNeeded(s, z, confidence)),
+      rounded(targetReachable(s, z, decimals, confidence)),
+      ...(Math.floor(12 * input.horizon_years) >= 1 ? [rounded(contributionNeeded(s, decimals, confidence))] : []),
     ],
   };
+}
+
+/** Probabilities are answered to 6 decimal places on every interface (amounts are rounded to the currency's unit). */
+export const PROBABILITY_DECIMALS = 6;
+function roundProbability(p: number): number {
+  return Math.round(p * 10 ** PROBABILITY_DECIMALS) / 10 ** PROBABILITY_DECIMALS;
+}
+function rounded<T extends { probability: number | null }>(suggestion: T): T {
+  return suggestion.probability === null ? suggestion : { ...suggestion, probability: roundProbability(suggestion.probability) };
 }

@@ -104,4 +104,13 @@ describe('POST /v1/goals/feasibility', () => {
     const response = await server.api.post(path, { token: await server.token(['trade']), json: { capital: 1, target: 2, horizon_years: 1, market: 'US' } });
     expect(response.status).to.equal(403);
   });
+
+  it('answers every probability to 6 decimal places', async () => {
+    const response = await evaluate({ capital: 10_000, target: 123_457, horizon_years: 13.7, market: 'US', monthly_contribution: 333, confidence: 0.83 });
+    expect(response.status).to.equal(200);
+    const probabilities = [response.body.probability, ...response.body.suggestions.map((s: { probability: number | null }) => s.probability)].filter((p) => p !== null);
+    expect(probabilities.length).to.be.greaterThan(3);
+    for (const p of probabilities) expect(p, String(p)).to.equal(Math.round(p * 1e6) / 1e6);
+    expect(probabilities.some((p: number) => p > 0 && p < 1)).to.equal(true);
+  });
 });
