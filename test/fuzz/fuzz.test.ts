@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { loadDocument } from '../../src/document.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy } from '../support/trading.js';
+import { callTool, connectMcp } from '../support/mcp.js';
 import { ContractFuzzer, type Case, type Credentials, type Finding } from './fuzzer.js';
 
 // The in-repo fuzzer, seeded and bounded: every operation with valid and invalid inputs (headers and path values
@@ -110,6 +111,74 @@ describe('contract fuzzing (property-based, seeded)', function () {
     const reached = new Set(answers.map((a) => a.operationId));
     for (const operationId of ['getOrder', 'approveOrder', 'getPolicy', 'getIdea', 'getDailyReport']) expect(reached, operationId).to.include(operationId);
     expect(findings, report(findings)).to.deep.equal([]);
+  });
+
+  it('holds MCP tool calls with generated arguments (valid and invalid) to the tools\' schemas and problems', async () => {
+    const client = await connectMcp(server, credentials.full);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).to.be.greaterThan(10);
+      const failures: string[] = [];
+      for (const tool of tools) {
+        const schema = tool.inputSchema as Json;
+        const samples = [
+          ...fc.sample(fuzzer.schemas.valid(schema), { seed: SEED, numRuns: 6 }),
+          ...fc.sample(fuzzer.schemas.invalid(schema).filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v)), { seed: SEED, numRuns: 4 }),
+        ] as Record<string, unknown>[];
+        for (const args of samples) {
+          const call = `${tool.name}(${JSON.stringify(args).slice(0, 200)})`;
+          try {
+            const result = await callTool(client, tool.name, args);
+            if (!result.ok) {
+              const problem = result.problem as Json;
+              if (!problem?.type || !problem.title || !problem.status) failures.push(`${call}: an error without a problem document`);
+              else if (problem.status >= 500 && problem.status !== 503) failures.push(`${call}: ${problem.status} ${problem.detail}`);
+            }
+          } catch (error) {
+            // The SDK refuses arguments that break the tool's input schema as a JSON-RPC error: that is a refusal too.
+            if (!/-32602|Invalid|validation/i.test(String(error))) failures.push(`${call}: ${String(error).slice(0, 200)}`);
+          }
+        }
+      }
+      expect(failures, failures.join('\n')).to.deep.equal([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('holds GraphQL mutations and queries with generated variables to GraphQL over HTTP and its problems', async () => {
+    const fields: [string, string, Json][] = [
+      ['goalFeasibility', 'query($input: GoalFeasibilityRequest!) { goalFeasibility(input: $input) { probability } }', document.components.schemas.GoalFeasibilityRequest],
+      ['createPolicy', 'mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }', document.components.schemas.PolicyCreateRequest],
+      ['generateIdeas', 'mutation($input: GenerateIdeasRequest!) { generateIdeas(input: $input) { ideas { id } notes } }', document.components.schemas.GenerateIdeasRequest],
+    ];
+    const failures: string[] = [];
+    const answered: Record<string, number> = {};
+    for (const [name, query, schema] of fields) {
+      expect(schema, name).to.be.an('object');
+      // Valid inputs in the supported market (any two capitals are well-formed, most unsupported: 422).
+      const inUs = (value: unknown) => (value && typeof value === 'object' && 'market' in value ? { ...value, market: 'US' } : value);
+      const inputs = [...fc.sample(fuzzer.schemas.valid(schema).map(inUs), { seed: SEED, numRuns: 12 }), ...fc.sample(fuzzer.schemas.invalid(schema), { seed: SEED, numRuns: 8 })];
+      for (const input of inputs) {
+        const response = await fetch(`${baseUrl}/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${credentials.full}`, 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+          body: JSON.stringify({ query, variables: { input } }),
+        });
+        const call = `${name}(${JSON.stringify(input).slice(0, 200)})`;
+        if (response.status >= 500) failures.push(`${call}: HTTP ${response.status}`);
+        const body = (await response.json().catch(() => undefined)) as Json | undefined;
+        if (!body || (!('data' in body) && !('errors' in body) && !('type' in body))) failures.push(`${call}: not a GraphQL response or a problem`);
+        if (body?.data?.[name]) answered[name] = (answered[name] ?? 0) + 1;
+        for (const error of (body?.errors ?? []) as Json[]) {
+          if (error.extensions?.code === 'INTERNAL_ERROR' || (error.extensions?.status >= 500 && error.extensions?.status !== 503)) failures.push(`${call}: ${error.message}`);
+        }
+      }
+    }
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+    // Generated valid inputs do get executed, not all refused by GraphQL validation (random policies mostly fail the
+    // business rules — unknown symbols, an outdated disclosure — so createPolicy is not counted).
+    for (const name of ['goalFeasibility', 'generateIdeas']) expect(answered[name] ?? 0, `${name} answered with data`).to.be.greaterThan(0);
   });
 
   describe('catches what it must', () => {
