@@ -57,7 +57,7 @@ fuzz:
 	@command -v docker >/dev/null || { echo "make fuzz: needs Docker (schemathesis/schemathesis image); the in-repo fuzzer runs in make test"; exit 69; }
 	token=$$(curl -sS --fail-with-body -u "$$CLIENT_ID:$$CLIENT_SECRET" -d grant_type=client_credentials -d scope="read write trade" $(FUZZ_URL)/oauth/token \
 	  | node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).access_token))') && \
-	docker run --rm --network host schemathesis/schemathesis:stable run $(FUZZ_URL)/openapi.json \
+	docker run --rm --network host schemathesis/schemathesis:stable run $(FUZZ_URL)/openapi.json --url $(FUZZ_URL) \
 	  --checks all --phases examples,coverage,fuzzing,stateful --max-examples $(FUZZ_MAX_EXAMPLES) \
 	  --header "Authorization: Bearer $$token"
 

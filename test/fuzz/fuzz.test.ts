@@ -10,7 +10,7 @@ import { ContractFuzzer, type Case, type Credentials, type Finding } from './fuz
 // The in-repo fuzzer, seeded and bounded: every operation with valid and invalid inputs (headers and path values
 // included), with and without a token, then sequences that follow the spec's links. Each answer is held to the
 // contract; a finding prints a curl reproduction.
-const SEED = 20261122;
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122); // fixed unless a longer run asks for another
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1200);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -182,7 +182,8 @@ describe('contract fuzzing (property-based, seeded)', function () {
   });
 
   describe('catches what it must', () => {
-    // A fake server that breaks the contract in one way per path; the fuzzer must report each.
+    // A fake server that breaks the contract in one way per path (an undeclared status, a wrong media type, a body
+    // against its schema, a header against its schema, a bare parser 400); the fuzzer must report each.
     let fake: http.Server;
     let port: number;
     before(async () => {
@@ -193,6 +194,10 @@ describe('contract fuzzing (property-based, seeded)', function () {
           res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'); // wrong content type
         } else if (req.url!.startsWith('/readyz')) {
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"maybe"}'); // body violates its schema
+        } else if (req.url!.startsWith('/v1/orders')) {
+          // A declared 503 with a valid problem, but a Retry-After that is not the integer its schema says.
+          const problem = { type: 'http://localhost:3000/problems/service-unavailable', title: 'Service unavailable', status: 503 };
+          res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': 'soon' }).end(JSON.stringify(problem));
         } else {
           res.socket!.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n'); // a bare parser 400
         }
@@ -207,6 +212,7 @@ describe('contract fuzzing (property-based, seeded)', function () {
       ['getOpenApiDocument', '/openapi.json', /media type text\/html is not declared/],
       ['getReadiness', '/readyz', /status/],
       ['getJsonWebKeySet', '/.well-known/jwks.json', /400/],
+      ['listOrders', '/v1/orders', /header Retry-After: "soon" breaks its schema/],
     ] as const) {
       it(`reports ${operationId} answered as ${target} breaks it`, async () => {
         const testCase: Case = { operationId, request: { method: 'GET', target, headers: [] }, breaks: undefined };

@@ -1,3 +1,5 @@
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import fc, { type Arbitrary } from 'fast-check';
 import { assertConforms } from '../support/conformance.js';
 import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
@@ -64,9 +66,12 @@ function deref(document: Json, node: Json): Json {
 export class ContractFuzzer {
   readonly operations: FuzzOperation[] = [];
   readonly schemas: SchemaArbitraries;
+  private readonly ajv = new Ajv2020.default({ strict: false, allErrors: true });
 
   constructor(readonly document: Json) {
     this.schemas = new SchemaArbitraries(document);
+    addFormats.default(this.ajv);
+    this.ajv.addSchema(document, 'openapi.json');
     for (const [path, item] of Object.entries(document.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {
         if (!operation?.operationId) continue;
@@ -186,7 +191,18 @@ export class ContractFuzzer {
     }
     const declared = deref(this.document, operation.responses[String(status)] ?? {});
     for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
-      if (deref(this.document, header).required && headers[name.toLowerCase()] === undefined) return finding(`${status} lacks the required header ${name}`);
+      const declaredHeader = deref(this.document, header);
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (declaredHeader.required) return finding(`${status} lacks the required header ${name}`);
+        continue;
+      }
+      // A header is text on the wire; an integer or number schema is read as the decimal it holds.
+      const schema = deref(this.document, declaredHeader.schema ?? {});
+      const typed = (schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+      if (declaredHeader.schema && !this.ajv.validate(schema, typed)) {
+        return finding(`${status} header ${name}: ${JSON.stringify(value)} breaks its schema (${this.ajv.errorsText()})`);
+      }
     }
     if (testCase.breaks && (status < 400 || status >= 500)) return finding(`accepted a request that breaks the contract (${testCase.breaks}) with ${status}`);
     return undefined;
