@@ -278,8 +278,15 @@ export interface paths {
          *
          *     With `monthly_contribution` a > 0, n = ⌊12·T⌋ contributions are paid, the k-th at the end of month
          *     k, each compounding until T under monthly steps of the same lognormal process (log mean m/12,
-         *     log variance s²/12 per month). Terminal wealth is approximated by the lognormal with the same
-         *     first two moments, which are computed exactly; P is that lognormal's probability of reaching K.
+         *     log variance s²/12 per month). Terminal wealth is W = C·e^L + a·B, L the total log return and B the
+         *     compounded value of one unit contributed monthly. P is computed by conditioning on L (Curran /
+         *     Rogers–Shi): given L the capital part is exact, B given L is approximated by the lognormal with its
+         *     exact conditional first two moments, and P = ∫ φ(z)·P(W ≥ K | L = z) dz is integrated numerically.
+         *     Measured accuracy against 400,000- to 1,000,000-path seeded simulations (18 cases, horizons 1–50
+         *     years, σ 0.05–0.35, μ −0.05–0.15; the cases and the program that made them are in the repository):
+         *     median error 0.0006, within 0.002 except without capital at high volatility (0.0024 at 20 years and
+         *     0.0063 at 50 years for σ 0.35, both low); suggested contributions within 0.5 %. The errors include
+         *     the simulations' own standard error (0.0003–0.0008).
          *     With σ = 0 the model is deterministic: P is 1 when the (compounded) wealth reaches K, else 0.
          *
          *     **Results.** `required_growth_rate` = (K/C)^(1/T) − 1 (ignores contributions); null when

@@ -1,4 +1,5 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
+import { ContributionLaw, type LogModel } from './wealth.js';
 import { UnsupportedMarketError } from './errors.js';
 import { getMarket, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
@@ -53,8 +54,7 @@ const HORIZON_DECIMALS = 2;
 /** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
 const DETERMINISTIC_TOLERANCE = 1e-12;
 
-/** Annual log-return N(m, s²) of a lognormal with arithmetic mean μ and standard deviation σ. */
-interface LogModel { m: number; s2: number }
+// LogModel: annual log-return N(m, s²) of a lognormal with arithmetic mean μ and standard deviation σ.
 
 function logModel(mu: number, sigma: number): LogModel {
   const s2 = Math.log1p((sigma / (1 + mu)) ** 2);
@@ -133,7 +133,28 @@ function probabilityFromLaw(law: WealthLaw, target: number): number {
 
 interface Scenario { capital: number; target: number; years: number; monthly: number; model: LogModel }
 
+/** The conditional law of contributions for a horizon and model, kept for the few scenarios a request explores. */
+const contributionLaws = new Map<string, ContributionLaw>();
+function contributionLaw(months: number, fraction: number, model: LogModel): ContributionLaw {
+  const key = `${months}|${fraction}|${model.m}|${model.s2}`;
+  let law = contributionLaws.get(key);
+  if (!law) {
+    law = new ContributionLaw(months, fraction, model);
+    if (contributionLaws.size >= 64) contributionLaws.delete(contributionLaws.keys().next().value!);
+    contributionLaws.set(key, law);
+  }
+  return law;
+}
+
+/**
+ * P(W ≥ K): in closed form without contributions; with them, by conditioning on the total log-return
+ * (src/services/wealth.ts), which replaced a two-moment lognormal fit that erred by up to 2 percentage points.
+ */
 function probability(s: Scenario): number {
+  const months = wholeMonths(s.years);
+  if (s.monthly > 0 && s.model.s2 > 0 && months >= 1 && s.target > 0) {
+    return contributionLaw(months, Math.max(0, s.years - months / 12), s.model).probability(s.capital, s.monthly, s.target);
+  }
   return probabilityFromLaw(wealthLaw(s.capital, s.monthly, s.years, s.model), s.target);
 }
 
@@ -211,26 +232,62 @@ function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggesti
   return { kind: 'horizon_needed', attainable: true, horizon_years: value, probability: p };
 }
 
-/** First horizon on the 0.01-year grid in (0, 100] whose probability reaches q (P need not be monotone in T). */
+/**
+ * First horizon on the 0.01-year grid in (0, 100] whose probability reaches q. The two-moment fit (cheap month by
+ * month) finds where to look — the first horizon within 0.05 of q — then the accurate probability is stepped by a
+ * quarter year and bisected to the grid (P need not be monotone in T over the whole range, but is near the answer).
+ */
 function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
   const wealth = new WealthMoments(s.capital, s.monthly, s.model);
+  const unit = 10 ** -HORIZON_DECIMALS;
   const steps = MAX_HORIZON_YEARS * 10 ** HORIZON_DECIMALS;
+  let start = 0;
   for (let j = 1; j <= steps; j++) {
-    const years = j / 10 ** HORIZON_DECIMALS;
+    const years = j * unit;
     const months = wholeMonths(years);
     wealth.advanceTo(months);
-    if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) < q) continue;
-    const p = prob(years);
-    if (p >= q) return { kind: 'horizon_needed', attainable: true, horizon_years: years, probability: p };
+    if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) >= q - 0.05) {
+      start = j;
+      break;
+    }
   }
-  return unattainable();
+  if (!start) return unattainable();
+  const quarter = 25;
+  let hi = start;
+  for (let i = 0; i < 40 && hi <= steps && prob(hi * unit) < q; i++) hi += quarter;
+  if (hi <= steps && prob(hi * unit) < q) hi = steps + 1;
+  if (hi > steps) {
+    if (prob(MAX_HORIZON_YEARS) < q) return unattainable();
+    hi = steps;
+  }
+  let lo = Math.max(start - 1, hi - quarter);
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (prob(mid * unit) >= q) hi = mid;
+    else lo = mid;
+  }
+  const years = Number((hi * unit).toFixed(HORIZON_DECIMALS));
+  return { kind: 'horizon_needed', attainable: true, horizon_years: years, probability: prob(years) };
 }
 
 function targetReachable(s: Scenario, z: number, decimals: number, q: number): TargetReachableSuggestion {
   const prob = (target: number) => probability({ ...s, target });
-  // P(W ≥ K) = Φ((ν − ln K)/τ) ≥ q ⇔ K ≤ exp(ν − zτ); without contributions this is C·exp(mT − z·s·√T).
+  // P(W ≥ K) = Φ((ν − ln K)/τ) ≥ q ⇔ K ≤ exp(ν − zτ) under the two-moment fit (exact without contributions): the
+  // start; with contributions the largest K whose probability reaches q is then searched for (P falls as K rises).
   const law = wealthLaw(s.capital, s.monthly, s.years, s.model);
-  const reachable = law.nu === -Infinity ? 0 : Math.exp(law.nu - z * Math.sqrt(law.tau2));
+  let reachable = law.nu === -Infinity ? 0 : Math.exp(law.nu - z * Math.sqrt(law.tau2));
+  if (s.monthly > 0 && reachable > 0 && Number.isFinite(reachable)) {
+    let low = reachable;
+    for (let i = 0; i < 200 && low > 0 && prob(low) < q; i++) low /= 1.25;
+    let high = Math.max(low, reachable);
+    for (let i = 0; i < 200 && prob(high) >= q && Number.isFinite(high * 1.25); i++) high *= 1.25;
+    for (let i = 0; i < 200 && high - low > 0.01 * 10 ** -decimals && high - low > high * 1e-15; i++) {
+      const mid = low + (high - low) / 2;
+      if (prob(mid) >= q) low = mid;
+      else high = mid;
+    }
+    reachable = low;
+  }
   const { value, probability: p } = roundedWithProbability(reachable, decimals, 'down', q, prob, Number.MAX_VALUE);
   return { kind: 'target_reachable', target: value, probability: p };
 }
