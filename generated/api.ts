@@ -725,10 +725,15 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description Market code, the ISO 3166-1 alpha-2 code of the market's country (`US`, `CA`, `GB`, `DE`, `JP`, `AU`).
+         * @description Market code, the ISO 3166-1 alpha-2 code of the market's country. The supported markets are the
+         *     enum of the first branch (`US`, `CA`, `GB`, `DE`, `JP`, `AU`); any other two capitals are
+         *     well-formed but answered 422 `unsupported-market` (naming the supported ones), so a market added
+         *     later is not a breaking schema change and clients can tell "malformed" (400) from "not offered"
+         *     (422). Schema-driven generators take the first branch about as often as the second, so about
+         *     half of generated requests name a supported market and reach the business logic.
          * @example US
          */
-        MarketCode: string;
+        MarketCode: string | ("US" | "CA" | "GB" | "DE" | "JP" | "AU");
         /**
          * @description ISO 4217 currency code.
          * @example USD

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { handlers } from '../handlers/index.js';
 import { problemTypes } from '../generated/problem-types.js';
 import { loadDocument } from '../src/document.js';
+import { supportedMarkets } from '../src/services/markets.js';
 
 const document = loadDocument() as any;
 const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
@@ -18,6 +19,14 @@ function resolve(node: any): any {
 }
 
 describe('the contract and the code agree', () => {
+  it('MarketCode lists exactly the supported markets, and admits any other two capitals (answered 422, not 400)', () => {
+    const marketCode = document.components.schemas.MarketCode;
+    const [supported, wellFormed] = marketCode.anyOf;
+    expect(supported!.enum).to.deep.equal(supportedMarkets());
+    expect(new RegExp(wellFormed!.pattern).test('FR')).to.equal(true);
+    expect(new RegExp(marketCode.pattern).test('us')).to.equal(false);
+  });
+
   it('every operationId has a handler and every handler an operation', () => {
     const operationIds = operations.map((op) => op.operationId).sort();
     expect(Object.keys(handlers).sort()).to.deep.equal(operationIds);

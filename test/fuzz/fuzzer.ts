@@ -66,6 +66,8 @@ function deref(document: Json, node: Json): Json {
 export class ContractFuzzer {
   readonly operations: FuzzOperation[] = [];
   readonly schemas: SchemaArbitraries;
+  /** How often each operation answered each status: how deep the generated requests got. */
+  readonly statuses = new Map<string, Map<number, number>>();
   private readonly ajv = new Ajv2020.default({ strict: false, allErrors: true });
 
   constructor(readonly document: Json) {
@@ -167,6 +169,9 @@ export class ContractFuzzer {
     } catch (error) {
       return finding(`no HTTP answer: ${(error as Error).message}`);
     }
+    const counts = this.statuses.get(testCase.operationId) ?? new Map<number, number>();
+    counts.set(response.status, (counts.get(response.status) ?? 0) + 1);
+    this.statuses.set(testCase.operationId, counts);
     return this.judge(testCase, response, finding);
   }
 
