@@ -82,13 +82,17 @@ export async function startService(databaseUrl: string, env: Record<string, stri
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => terminate(child),
   };
+}
+
+/** SIGTERM, resolved once the process has exited. */
+function terminate(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }
 
 /** Resident set size of a process, in MiB (Linux). */
@@ -112,12 +116,7 @@ export async function startBaseline(kind: 'node' | 'express', body: string, head
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => terminate(child),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createClient } from 'redis';
+import { startServiceProcess, type ServiceProcess } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const IANA = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
@@ -72,22 +73,26 @@ describe('rate limits', () => {
     });
   });
 
-  describe('shared through Redis', () => {
+  describe('shared through Redis by two server processes on one PostgreSQL', () => {
     const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
     const redis = createClient({ url: REDIS_URL });
-    let a: TestServer;
-    let b: TestServer;
+    let database: TestServer | undefined;
+    const processes: ServiceProcess[] = [];
     before(async function () {
+      this.timeout(120_000);
       try {
         await redis.connect();
       } catch {
         this.skip();
       }
-      const env = { REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '6' };
-      [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+      database = await startTestServer();
+      if (!database.database.url) this.skip(); // two processes need PostgreSQL
+      const env = { DATABASE_URL: database.database.url!, BASE_URL: database.url, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '6' };
+      processes.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
     });
     after(async () => {
-      await Promise.all([a?.close(), b?.close()]);
+      for (const p of processes) p.stop();
+      await database?.close();
       if (redis.isOpen) {
         const keys = await redis.keys(`${prefix}*`);
         if (keys.length) await redis.del(keys);
@@ -95,19 +100,18 @@ describe('rate limits', () => {
       }
     });
 
-    it('gives two instances one budget', async () => {
+    it('gives the two instances one budget', async () => {
+      const get = (p: ServiceProcess, path: string) => fetch(`http://127.0.0.1:${p.port}${path}`);
       // Each instance connects to Redis in the background; until then requests would pass uncounted.
-      for (const server of [a, b]) {
-        for (let i = 0; i < 50 && (await server.api.get('/readyz')).body.checks.rate_limit_store !== 'ok'; i++) await new Promise((r) => setTimeout(r, 20));
+      for (const p of processes) {
+        for (let i = 0; i < 100; i++) {
+          if (((await (await get(p, '/readyz')).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
       }
-      for (let i = 0; i < 6; i++) {
-        const server = i % 2 ? a : b;
-        const response = await server.api.get('/openapi.json');
-        expect(response.status, `request ${i + 1}`).to.equal(200);
-      }
-      expect((await a.api.get('/openapi.json')).status).to.equal(429);
-      expect((await b.api.get('/openapi.json')).status).to.equal(429);
-      expect((await a.api.get('/readyz')).body.checks.rate_limit_store).to.equal('ok');
+      for (let i = 0; i < 6; i++) expect((await get(processes[i % 2]!, '/openapi.json')).status, `request ${i + 1}`).to.equal(200);
+      expect((await get(processes[0]!, '/openapi.json')).status).to.equal(429);
+      expect((await get(processes[1]!, '/openapi.json')).status).to.equal(429);
       expect((await redis.keys(`${prefix}*`)).length).to.be.greaterThan(0);
     });
   });
