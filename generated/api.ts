@@ -290,15 +290,20 @@ export interface paths {
          *     With σ = 0 the model is deterministic: P is 1 when the (compounded) wealth reaches K, else 0.
          *
          *     **Results.** `required_growth_rate` = (K/C)^(1/T) − 1 (ignores contributions); null when
-         *     C = 0. When K ≤ C it is ≤ 0 and the horizon needed is 0. `suggestions` holds, in this order:
+         *     C = 0 (and only then); a rate too large for a double is answered as 1.7976931348623157e308 (the
+         *     largest double). When K ≤ C it is ≤ 0 and the horizon needed is 0. `suggestions` holds, in this order:
          *     `capital_needed`, `horizon_needed`, `target_reachable`, `monthly_contribution_needed` (omitted when
-         *     the horizon holds no whole month, so no contribution would be paid). Each reaches `confidence` and
-         *     carries the probability computed for its rounded value, so feeding it back reproduces that
-         *     probability. Amounts are rounded to the currency's minor unit (capital and contribution up,
+         *     the horizon holds no whole month, so no contribution would be paid). Each says whether it reaches
+         *     `confidence` within the request's own bounds (`attainable`; capital and target at most 1e12, horizon
+         *     at most 100 years, contribution at most 1e9); when it does not, `reason` says why and the value is
+         *     that bound (the smallest unit for a target) with its probability, otherwise `reason` is null. Every
+         *     suggestion carries the probability computed for its rounded value and stays within the request's
+         *     bounds, so feeding it back reproduces that probability. Amounts are rounded to the currency's minor unit (capital and contribution up,
          *     target down); horizons to 2 decimals, up. When K ≤ C, `horizon_needed` is 0 (attainable,
-         *     probability 1) whatever the drift. Otherwise, when the log drift m ≤ 0, `horizon_needed` is
-         *     `attainable: false` with null horizon and probability; it is also unattainable when the confidence
-         *     is not reached within 100 years.
+         *     probability 1) whatever the drift. Otherwise, without contributions, `horizon_needed` is
+         *     `attainable: false` with null horizon and probability when C = 0 or the log drift m ≤ 0; with
+         *     contributions it is searched for whatever the drift (contributions can reach the target even when m ≤
+         *     0). It is also unattainable when the confidence is not reached within 100 years.
          */
         post: operations["evaluateGoalFeasibility"];
         delete?: never;
@@ -1220,7 +1225,8 @@ export interface components {
         GoalFeasibilityResult: {
             /**
              * @description Annual growth rate needed without contributions, (target/capital)^(1/horizon_years) − 1, as a
-             *     fraction (0.07 = 7 %). Null when capital is 0; ≤ 0 when the target does not exceed the capital.
+             *     fraction (0.07 = 7 %). Null when capital is 0 (only then); ≤ 0 when the target does not exceed the
+             *     capital; 1.7976931348623157e308 (the largest double) when the rate is larger than that.
              * @example 0.0968
              */
             required_growth_rate: number | null;
@@ -1271,7 +1277,10 @@ export interface components {
         };
         /** @description A way to reach the goal with the requested confidence; `kind` selects the shape. */
         FeasibilitySuggestion: components["schemas"]["CapitalNeededSuggestion"] | components["schemas"]["HorizonNeededSuggestion"] | components["schemas"]["TargetReachableSuggestion"] | components["schemas"]["MonthlyContributionNeededSuggestion"];
-        /** @description Starting capital that reaches the target with the confidence (other inputs unchanged). */
+        /**
+         * @description Starting capital that reaches the target with the confidence (other inputs unchanged), at most the
+         *     request's maximum capital (1e12); when none does, `attainable` is false and the capital is 1e12.
+         */
         CapitalNeededSuggestion: {
             /**
              * @description Suggestion kind. (enum property replaced by openapi-typescript)
@@ -1282,11 +1291,16 @@ export interface components {
             capital: number;
             /** @description Probability with this capital. */
             probability: number;
+            /** @description Whether this suggestion reaches the confidence within the request's bounds. */
+            attainable: boolean;
+            /** @description Why the suggestion is not attainable; null when it is. */
+            reason: string | null;
         };
         /**
          * @description Horizon that reaches the target with the confidence (other inputs unchanged). 0 (attainable,
          *     probability 1) when the target does not exceed the capital; otherwise not attainable when the log
-         *     drift m ≤ 0 or when the confidence is not reached within 100 years.
+         *     drift m ≤ 0 and no contributions are paid (or C = 0 and none are), or when the confidence is not
+         *     reached within 100 years.
          */
         HorizonNeededSuggestion: {
             /**
@@ -1296,12 +1310,17 @@ export interface components {
             kind: "horizon_needed";
             /** @description Whether some horizon up to 100 years reaches the confidence. */
             attainable: boolean;
+            /** @description Why no horizon is attainable; null when one is. */
+            reason: string | null;
             /** @description Years, rounded up to 2 decimals; null when not attainable. */
             horizon_years: number | null;
             /** @description Probability at this horizon; null when not attainable. */
             probability: number | null;
         };
-        /** @description Largest target reached with the confidence (other inputs unchanged). */
+        /**
+         * @description Largest target reached with the confidence (other inputs unchanged), at most the request's maximum
+         *     target (1e12); when not even one minor unit is, `attainable` is false and the target is that unit.
+         */
         TargetReachableSuggestion: {
             /**
              * @description Suggestion kind. (enum property replaced by openapi-typescript)
@@ -1312,8 +1331,16 @@ export interface components {
             target: number;
             /** @description Probability of reaching this target. */
             probability: number;
+            /** @description Whether this suggestion reaches the confidence within the request's bounds. */
+            attainable: boolean;
+            /** @description Why the suggestion is not attainable; null when it is. */
+            reason: string | null;
         };
-        /** @description Monthly contribution (end of each month) that reaches the target with the confidence; 0 when none is needed. */
+        /**
+         * @description Monthly contribution (end of each month) that reaches the target with the confidence; 0 when none is
+         *     needed; at most the request's maximum (1e9) — when none up to it does, `attainable` is false and the
+         *     contribution is 1e9.
+         */
         MonthlyContributionNeededSuggestion: {
             /**
              * @description Suggestion kind. (enum property replaced by openapi-typescript)
@@ -1324,6 +1351,10 @@ export interface components {
             monthly_contribution: number;
             /** @description Probability with this contribution. */
             probability: number;
+            /** @description Whether this suggestion reaches the confidence within the request's bounds. */
+            attainable: boolean;
+            /** @description Why the suggestion is not attainable; null when it is. */
+            reason: string | null;
         };
         /** @description The disclosure text agreed to by e-consent. */
         Disclosure: {

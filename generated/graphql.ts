@@ -474,6 +474,10 @@ export type CapitalNeededSuggestion = {
   kind: Scalars['String']['output'];
   capital: Scalars['Float']['output'];
   probability: Scalars['Float']['output'];
+  /** Whether this suggestion reaches the confidence within the request's bounds. */
+  attainable: Scalars['Boolean']['output'];
+  /** Why it is not attainable; null when it is. */
+  reason?: Maybe<Scalars['String']['output']>;
 };
 
 export type HorizonNeededSuggestion = {
@@ -481,6 +485,8 @@ export type HorizonNeededSuggestion = {
   /** Always `horizon_needed`. */
   kind: Scalars['String']['output'];
   attainable: Scalars['Boolean']['output'];
+  /** Why no horizon is attainable; null when one is. */
+  reason?: Maybe<Scalars['String']['output']>;
   horizon_years?: Maybe<Scalars['Float']['output']>;
   probability?: Maybe<Scalars['Float']['output']>;
 };
@@ -491,6 +497,10 @@ export type TargetReachableSuggestion = {
   kind: Scalars['String']['output'];
   target: Scalars['Float']['output'];
   probability: Scalars['Float']['output'];
+  /** Whether this suggestion reaches the confidence within the request's bounds. */
+  attainable: Scalars['Boolean']['output'];
+  /** Why it is not attainable; null when it is. */
+  reason?: Maybe<Scalars['String']['output']>;
 };
 
 export type MonthlyContributionNeededSuggestion = {
@@ -499,6 +509,10 @@ export type MonthlyContributionNeededSuggestion = {
   kind: Scalars['String']['output'];
   monthly_contribution: Scalars['Float']['output'];
   probability: Scalars['Float']['output'];
+  /** Whether this suggestion reaches the confidence within the request's bounds. */
+  attainable: Scalars['Boolean']['output'];
+  /** Why it is not attainable; null when it is. */
+  reason?: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -1044,12 +1058,15 @@ export type CapitalNeededSuggestionResolvers<ContextType = GraphQLContext, Paren
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   capital?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  attainable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type HorizonNeededSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HorizonNeededSuggestion'] = ResolversParentTypes['HorizonNeededSuggestion']> = {
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   attainable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   horizon_years?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   probability?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -1059,6 +1076,8 @@ export type TargetReachableSuggestionResolvers<ContextType = GraphQLContext, Par
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   target?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  attainable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1066,6 +1085,8 @@ export type MonthlyContributionNeededSuggestionResolvers<ContextType = GraphQLCo
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   monthly_contribution?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   probability?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  attainable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 

@@ -23,12 +23,17 @@ export interface FeasibilityAssumptions {
   reference: string;
 }
 
-export interface CapitalNeededSuggestion { kind: 'capital_needed'; capital: number; probability: number }
-export interface HorizonNeededSuggestion {
-  kind: 'horizon_needed'; attainable: boolean; horizon_years: number | null; probability: number | null;
+/**
+ * Every suggestion says whether it reaches the confidence within the request's own bounds (`attainable`); when it
+ * does not, `reason` says why (null otherwise) and the value is the bound itself with its probability.
+ */
+interface Honesty { attainable: boolean; reason: string | null }
+export interface CapitalNeededSuggestion extends Honesty { kind: 'capital_needed'; capital: number; probability: number }
+export interface HorizonNeededSuggestion extends Honesty {
+  kind: 'horizon_needed'; horizon_years: number | null; probability: number | null;
 }
-export interface TargetReachableSuggestion { kind: 'target_reachable'; target: number; probability: number }
-export interface MonthlyContributionNeededSuggestion {
+export interface TargetReachableSuggestion extends Honesty { kind: 'target_reachable'; target: number; probability: number }
+export interface MonthlyContributionNeededSuggestion extends Honesty {
   kind: 'monthly_contribution_needed'; monthly_contribution: number; probability: number;
 }
 export type FeasibilitySuggestion =
@@ -50,6 +55,11 @@ export interface FeasibilityResult {
 export const DEFAULT_CONFIDENCE = 0.8;
 export const MAX_HORIZON_YEARS = 100;
 export const MAX_MONTHLY_CONTRIBUTION = 1e9;
+/** The request's bounds on capital and target (the spec's `maximum`). */
+export const MAX_CAPITAL = 1e12;
+export const MAX_TARGET = 1e12;
+/** A required growth rate too large for a double is answered as this bound (documented in the spec). */
+export const MAX_GROWTH_RATE = Number.MAX_VALUE;
 const HORIZON_DECIMALS = 2;
 /** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
 const DETERMINISTIC_TOLERANCE = 1e-12;
@@ -169,7 +179,9 @@ function roundTo(x: number, decimals: number, direction: 'up' | 'down'): number 
 
 /**
  * Rounds `x` in `direction` and recomputes the probability for the rounded value; if rounding noise left it below
- * the confidence, moves one more unit (a few times at most).
+ * the confidence, moves one more unit (a few times at most). If the value one unit back (toward the search's side)
+ * already reaches the confidence — the search stops just past a step, as when σ = 0 makes P jump from 0 to 1 exactly
+ * at the answer — that value is the answer.
  */
 function roundedWithProbability(
   x: number, decimals: number, direction: 'up' | 'down', q: number, prob: (v: number) => number, limit: number,
@@ -182,6 +194,13 @@ function roundedWithProbability(
     if (next < 0 || next > limit || next === value) break;
     value = next;
     p = prob(value);
+  }
+  if (p >= q) {
+    const back = roundTo(direction === 'up' ? value - unit : value + unit, decimals, direction);
+    if (back >= 0 && back <= limit && back !== value) {
+      const pBack = prob(back);
+      if (pBack >= q) return { value: back, probability: pBack };
+    }
   }
   return { value, probability: p };
 }
@@ -197,39 +216,51 @@ function bisect(increasing: (x: number) => number, q: number, hi: number, resolu
   return hi;
 }
 
+const REACHED: Honesty = { attainable: true, reason: null };
+
 function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): CapitalNeededSuggestion {
   const prob = (capital: number) => probability({ ...s, capital });
   const { m, s2 } = s.model;
+  const beyond = (): CapitalNeededSuggestion => ({
+    kind: 'capital_needed', capital: MAX_CAPITAL, probability: prob(MAX_CAPITAL), attainable: false,
+    reason: `No starting capital up to the request's maximum (${MAX_CAPITAL}) reaches the confidence; the capital and probability given are that maximum's.`,
+  });
   // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
   let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
   if (s.monthly > 0) {
-    estimate = Math.max(estimate, 10 ** -decimals);
-    if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0) };
-    for (let i = 0; i < 2000 && prob(estimate) < q && Number.isFinite(estimate * 2); i++) estimate *= 2;
-    estimate = bisect(prob, q, estimate, 0.01 * 10 ** -decimals);
+    if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
+    if (prob(MAX_CAPITAL) < q) return beyond();
+    estimate = bisect(prob, q, MAX_CAPITAL, 0.01 * 10 ** -decimals);
+  } else if (!(estimate <= MAX_CAPITAL)) {
+    return beyond();
   }
-  const { value, probability: p } = roundedWithProbability(estimate, decimals, 'up', q, prob, Number.MAX_VALUE);
-  return { kind: 'capital_needed', capital: value, probability: p };
+  const { value, probability: p } = roundedWithProbability(estimate, decimals, 'up', q, prob, MAX_CAPITAL);
+  if (p < q) return beyond();
+  return { kind: 'capital_needed', capital: value, probability: p, ...REACHED };
 }
 
-function unattainable(): HorizonNeededSuggestion {
-  return { kind: 'horizon_needed', attainable: false, horizon_years: null, probability: null };
+function unattainable(reason: string): HorizonNeededSuggestion {
+  return { kind: 'horizon_needed', attainable: false, reason, horizon_years: null, probability: null };
 }
+const NOT_WITHIN_MAX_HORIZON = `The confidence is not reached within the request's maximum horizon (${MAX_HORIZON_YEARS} years).`;
 
 function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggestion {
-  if (s.target <= s.capital) return { kind: 'horizon_needed', attainable: true, horizon_years: 0, probability: 1 };
+  if (s.target <= s.capital) return { kind: 'horizon_needed', ...REACHED, horizon_years: 0, probability: 1 };
   const prob = (years: number) => probability({ ...s, years });
   if (s.monthly > 0) return searchHorizon(s, q, prob);
   const { m, s2 } = s.model;
-  if (s.capital <= 0 || m <= 0) return unattainable();
+  if (s.capital <= 0) return unattainable('Without capital or contributions the wealth stays 0.');
+  if (m <= 0) {
+    return unattainable('The log drift of the returns is not positive and no contributions are paid, so waiting longer does not raise the probability to the confidence.');
+  }
   // With x = √T and L = ln(K/C) > 0: P ≥ q ⇔ m·x² − z·s·x − L ≥ 0, so x is at least the positive root.
   const zs = z * Math.sqrt(s2);
   const root = (zs + Math.sqrt(zs * zs + 4 * m * (Math.log(s.target) - Math.log(s.capital)))) / (2 * m);
   const years = root * root;
-  if (!(years <= MAX_HORIZON_YEARS)) return unattainable();
+  if (!(years <= MAX_HORIZON_YEARS)) return unattainable(NOT_WITHIN_MAX_HORIZON);
   const { value, probability: p } = roundedWithProbability(years, HORIZON_DECIMALS, 'up', q, prob, MAX_HORIZON_YEARS);
-  if (p < q) return unattainable();
-  return { kind: 'horizon_needed', attainable: true, horizon_years: value, probability: p };
+  if (p < q) return unattainable(NOT_WITHIN_MAX_HORIZON);
+  return { kind: 'horizon_needed', ...REACHED, horizon_years: value, probability: p };
 }
 
 /**
@@ -251,13 +282,13 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       break;
     }
   }
-  if (!start) return unattainable();
+  if (!start) return unattainable(NOT_WITHIN_MAX_HORIZON);
   const quarter = 25;
   let hi = start;
   for (let i = 0; i < 40 && hi <= steps && prob(hi * unit) < q; i++) hi += quarter;
   if (hi <= steps && prob(hi * unit) < q) hi = steps + 1;
   if (hi > steps) {
-    if (prob(MAX_HORIZON_YEARS) < q) return unattainable();
+    if (prob(MAX_HORIZON_YEARS) < q) return unattainable(NOT_WITHIN_MAX_HORIZON);
     hi = steps;
   }
   let lo = Math.max(start - 1, hi - quarter);
@@ -267,7 +298,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
     else lo = mid;
   }
   const years = Number((hi * unit).toFixed(HORIZON_DECIMALS));
-  return { kind: 'horizon_needed', attainable: true, horizon_years: years, probability: prob(years) };
+  return { kind: 'horizon_needed', ...REACHED, horizon_years: years, probability: prob(years) };
 }
 
 function targetReachable(s: Scenario, z: number, decimals: number, q: number): TargetReachableSuggestion {
@@ -288,8 +319,15 @@ function targetReachable(s: Scenario, z: number, decimals: number, q: number): T
     }
     reachable = low;
   }
-  const { value, probability: p } = roundedWithProbability(reachable, decimals, 'down', q, prob, Number.MAX_VALUE);
-  return { kind: 'target_reachable', target: value, probability: p };
+  const { value, probability: p } = roundedWithProbability(reachable, decimals, 'down', q, prob, MAX_TARGET);
+  if (value <= 0 || p < q) {
+    const smallest = 10 ** -decimals;
+    return {
+      kind: 'target_reachable', target: smallest, probability: prob(smallest), attainable: false,
+      reason: `Not even the smallest positive target (${smallest}) is reached with the confidence; the target and probability given are that smallest one's.`,
+    };
+  }
+  return { kind: 'target_reachable', target: value, probability: p, ...REACHED };
 }
 
 function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
@@ -300,14 +338,21 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
     else monthly = bisect(prob, q, MAX_MONTHLY_CONTRIBUTION, 0.01 * 10 ** -decimals);
   }
   const { value, probability: p } = roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
-  return { kind: 'monthly_contribution_needed', monthly_contribution: value, probability: p };
+  if (p < q) {
+    return {
+      kind: 'monthly_contribution_needed', monthly_contribution: MAX_MONTHLY_CONTRIBUTION, probability: prob(MAX_MONTHLY_CONTRIBUTION),
+      attainable: false,
+      reason: `No monthly contribution up to the request's maximum (${MAX_MONTHLY_CONTRIBUTION}) reaches the confidence; the contribution and probability given are that maximum's.`,
+    };
+  }
+  return { kind: 'monthly_contribution_needed', monthly_contribution: value, probability: p, ...REACHED };
 }
 
 function requiredGrowthRate(capital: number, target: number, years: number): number | null {
   if (capital <= 0) return null;
   const rate = Math.expm1((Math.log(target) - Math.log(capital)) / years);
-  // Not representable (e.g. 0.01 → 1e12 in 0.01 years overflows a double): no finite answer to give.
-  return Number.isFinite(rate) ? rate : null;
+  // Too large for a double (e.g. 0.01 → 1e12 in 0.01 years): answered as the documented bound, never null for C > 0.
+  return Number.isFinite(rate) ? rate : MAX_GROWTH_RATE;
 }
 
 /** Pure computation; the request's bounds are validated before this is called. */
