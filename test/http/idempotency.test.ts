@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy } from '../support/trading.js';
@@ -8,11 +9,22 @@ const slug = (body: { type?: string }) => body.type?.split('/').pop();
 
 describe('Idempotency-Key', () => {
   let server: TestServer;
+  let llm: FakeLlm;
 
   before(async () => {
-    server = await startTestServer();
+    llm = await startFakeLlm();
+    server = await startTestServer({ ASSISTANT_BASE_URL: llm.url, ASSISTANT_API_KEY: 'test-key', ASSISTANT_MODEL: 'fake-model', ASSISTANT_TIMEOUT_MS: '5000' });
+    // A key that expired before anything ran: the service's own sweep must delete it (see the sweep test).
+    const past = new Date(Date.now() - 60_000);
+    await server.database.db.kysely
+      .insertInto('idempotency_keys')
+      .values({ account_id: 'acc_gone', client_id: 'cli_gone', operation_id: 'engageKillSwitch', key: 'expired-before-start', fingerprint: 'x', status: 200, headers: '{}', body: null, content_type: 'application/json', created_at: past, expires_at: past })
+      .execute();
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    await llm.close();
+  });
 
   const engage = (token: string, key: string | undefined, reason: string) =>
     server.api.post('/v1/kill-switch', { token, json: { reason }, headers: key === undefined ? {} : { 'idempotency-key': key } });
@@ -80,7 +92,7 @@ describe('Idempotency-Key', () => {
 
   it('refuses keys that are empty, longer than 255 or not visible ASCII with 400, storing nothing', async () => {
     const token = await server.token();
-    for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
+    for (const key of ['', 'x'.repeat(256), 'has space', 'tab\there', 'caf\u00e9']) {
       const response = await engage(token, key, 'bad key');
       expect(response.status, key).to.equal(400);
       expect(response.body.errors[0].pointer, key).to.equal('/header/idempotency-key');
@@ -88,6 +100,43 @@ describe('Idempotency-Key', () => {
     expect((await engage(token, 'x'.repeat(255), 'longest key')).status).to.equal(200);
     const rows = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', 'in', ['has space', 'tab\there']).execute();
     expect(rows).to.deep.equal([]);
+  });
+
+  it('stores no 5xx: the failed attempt leaves nothing, and a retry with the same key runs again', async () => {
+    const token = await server.token();
+    await createPolicy(server, token);
+    const generate = () => server.api.post('/v1/ideas/generate', { token, json: { mode: 'assistant', market: 'US' }, headers: { 'idempotency-key': 'flaky-llm' } });
+    llm.reply({ status: 500 });
+    const failed = await generate();
+    expect(failed.status, failed.text).to.equal(502);
+    expect(slug(failed.body)).to.equal('assistant-failed');
+    const stored = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'flaky-llm').execute();
+    expect(stored).to.deep.equal([]);
+
+    llm.reply({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }) });
+    const asked = llm.requests.length;
+    const retried = await generate();
+    expect(retried.status, retried.text).to.equal(201);
+    expect(retried.headers.get('idempotent-replayed')).to.equal(null);
+    expect(llm.requests.length).to.equal(asked + 1);
+    const replayed = await generate();
+    expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replayed.body.ideas[0].id).to.equal(retried.body.ideas[0].id);
+    expect(llm.requests.length).to.equal(asked + 1);
+    expect((await server.api.get('/v1/ideas?limit=100', { token })).body.data.length).to.equal(1);
+  });
+
+  it('deletes expired keys itself, after a stored answer', async () => {
+    const token = await server.token();
+    expect((await engage(token, 'sweep-trigger', 'sweep')).status).to.equal(200);
+    const gone = async () => (await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired-before-start').execute()).length === 0;
+    // The sweep runs after the commit, without delaying the answer: wait for it (a bounded number of looks).
+    let deleted = false;
+    for (let look = 0; look < 100 && !deleted; look++) {
+      deleted = await gone();
+      if (!deleted) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(deleted, 'the expired key was not deleted').to.equal(true);
   });
 
   it('runs a key again once its retention has passed', async () => {
@@ -114,7 +163,7 @@ describe('Idempotency-Key', () => {
       expect(slug(r.body)).to.equal('idempotency-key-in-use');
       expect(r.headers.get('retry-after')).to.equal('1');
     }
-    expect(new Set(created.map((r) => r.body.id)).size).to.equal(1);
+    expect(new Set(created.map((r) => r.body.ideas[0].id)).size).to.equal(1);
     expect(created.filter((r) => r.headers.get('idempotent-replayed') === null).length).to.equal(1);
     const ideas = await server.api.get('/v1/ideas?limit=100', { token });
     expect(ideas.body.data.length).to.equal(1);
@@ -163,11 +212,11 @@ describe('Idempotency-Key', () => {
             method: 'POST',
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'race-2' },
             body: JSON.stringify({ mode: 'invest_cash', market: 'US' }),
-          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string } })),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { ideas: { id: string }[] } })),
         ),
       );
       expect(responses.every((r) => r.status === 201 || r.status === 409), responses.map((r) => r.status).join(',')).to.equal(true);
-      expect(new Set(responses.filter((r) => r.status === 201).map((r) => r.body.id)).size).to.equal(1);
+      expect(new Set(responses.filter((r) => r.status === 201).map((r) => r.body.ideas[0]!.id)).size).to.equal(1);
       const ideas = await server.api.get('/v1/ideas?limit=100', { token });
       expect(ideas.body.data.length).to.equal(1);
     } finally {
