@@ -1185,7 +1185,7 @@ export interface components {
              *
              *     | market | currency | expected_return (μ) | volatility (σ) | source |
              *     |---|---|---|---|---|
-             *     | US | USD | 0.10 | 0.16 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables; cross-checked with Damodaran, Historical Returns on Stocks, Bonds and Bills 1928–2023, NYU Stern |
+             *     | US | USD | 0.1166 | 0.1955 | Damodaran, Historical Returns on Stocks, Bonds and Bills, NYU Stern (https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/histretSP.html): arithmetic mean and sample standard deviation of the S&P 500's annual total returns (dividends included) 1928–2023, recomputed by a test from the returns shipped in `data/` |
              *     | CA | CAD | 0.09 | 0.16 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
              *     | GB | GBP | 0.08 | 0.15 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
              *     | DE | EUR | 0.08 | 0.19 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
@@ -1193,7 +1193,11 @@ export interface components {
              *     | AU | AUD | 0.09 | 0.15 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
              *
              *     μ is the arithmetic mean and σ the standard deviation of annual nominal returns; the model is
-             *     described in the operation. Past returns do not guarantee future results.
+             *     described in the operation. Every market's values are historical (`basis: historical`), none is a
+             *     forward-looking estimate. Only US is reproducible here: its 96 annual returns ship with the service
+             *     and a test recomputes μ and σ from them (period 1928–2023). The other markets' values are the
+             *     rounded long-run figures shown, kept while no data set for them has been sourced; their `period` is
+             *     null. Past returns do not guarantee future results.
              */
             market: components["schemas"]["MarketCode"];
             /**
@@ -1256,7 +1260,7 @@ export interface components {
             expected_return: number;
             /**
              * @description Standard deviation σ of annual returns (fraction).
-             * @example 0.16
+             * @example 0.1955
              */
             volatility: number;
             /**
@@ -1274,6 +1278,18 @@ export interface components {
              *     `supplied by the caller` for request overrides.
              */
             reference: string;
+            /**
+             * @description `historical`: statistics of past annual returns (the market's values); `request`: the caller's own
+             *     `assumptions`.
+             * @enum {string}
+             */
+            basis: "historical" | "request";
+            /**
+             * @description Years the historical statistics cover (`1928–2023` for US, recomputed from the data set shipped in
+             *     `data/`); null for request overrides and for markets whose data set is not shipped.
+             * @example 1928–2023
+             */
+            period: string | null;
         };
         /** @description A way to reach the goal with the requested confidence; `kind` selects the shape. */
         FeasibilitySuggestion: components["schemas"]["CapitalNeededSuggestion"] | components["schemas"]["HorizonNeededSuggestion"] | components["schemas"]["TargetReachableSuggestion"] | components["schemas"]["MonthlyContributionNeededSuggestion"];

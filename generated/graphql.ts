@@ -213,6 +213,10 @@ export type AssumptionSource =
   | 'market'
   | 'request';
 
+export type AssumptionBasis =
+  | 'historical'
+  | 'request';
+
 export type FailedCheck = {
   __typename?: 'FailedCheck';
   check: Scalars['String']['output'];
@@ -466,6 +470,10 @@ export type FeasibilityAssumptions = {
   model: Scalars['String']['output'];
   source: AssumptionSource;
   reference: Scalars['String']['output'];
+  /** `historical`: statistics of past annual returns; `request`: the caller's own assumptions. */
+  basis: AssumptionBasis;
+  /** Years the historical statistics cover (`1928–2023` for US); null for overrides and markets without a shipped data set. */
+  period?: Maybe<Scalars['String']['output']>;
 };
 
 export type CapitalNeededSuggestion = {
@@ -694,6 +702,7 @@ export type ResolversTypes = {
   KillSwitchAction: KillSwitchAction;
   DecisionOutcome: DecisionOutcome;
   AssumptionSource: AssumptionSource;
+  AssumptionBasis: AssumptionBasis;
   FailedCheck: ResolverTypeWrapper<FailedCheck>;
   Portfolio: ResolverTypeWrapper<Portfolio>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -1052,6 +1061,8 @@ export type FeasibilityAssumptionsResolvers<ContextType = GraphQLContext, Parent
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   source?: Resolver<ResolversTypes['AssumptionSource'], ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  basis?: Resolver<ResolversTypes['AssumptionBasis'], ParentType, ContextType>;
+  period?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type CapitalNeededSuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CapitalNeededSuggestion'] = ResolversParentTypes['CapitalNeededSuggestion']> = {

@@ -21,6 +21,10 @@ export interface FeasibilityAssumptions {
   model: 'lognormal';
   source: 'market' | 'request';
   reference: string;
+  /** `historical`: statistics of past annual returns (every market's); `request`: the caller's own figures. */
+  basis: 'historical' | 'request';
+  /** Years the historical statistics cover (`1928–2023` for US); null for request overrides or when not shipped. */
+  period: string | null;
 }
 
 /**
@@ -383,6 +387,8 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       model: 'lognormal',
       source: input.assumptions ? 'request' : 'market',
       reference: input.assumptions ? 'supplied by the caller' : market.reference,
+      basis: input.assumptions ? 'request' : market.basis,
+      period: input.assumptions ? null : market.period,
     },
     suggestions: [
       rounded(capitalNeeded(s, z, decimals, confidence)),

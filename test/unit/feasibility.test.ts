@@ -76,7 +76,7 @@ const base: FeasibilityInput = { capital: 10_000, target: 20_000, horizon_years:
 describe('goal feasibility', () => {
   describe('closed form without contributions', () => {
     const cases: Array<[FeasibilityInput, number, number]> = [
-      [base, 0.1, 0.16],
+      [base, 0.1166, 0.1955],
       [{ capital: 1_000_000, target: 5_000_000, horizon_years: 30, market: 'JP' }, 0.07, 0.18],
       [{ capital: 50_000, target: 45_000, horizon_years: 1, market: 'DE' }, 0.08, 0.19],
       [{ capital: 1_000, target: 900_000, horizon_years: 100, market: 'GB', assumptions: { expected_return: 0.03, volatility: 0.3 } }, 0.03, 0.3],
@@ -142,7 +142,7 @@ describe('goal feasibility', () => {
     }
 
     it('rounds capital and contribution up and the target down to the currency minor unit', () => {
-      const [capital, , target, contribution] = evaluateFeasibility(base).suggestions;
+      const [capital, , target, contribution] = evaluateFeasibility({ ...base, assumptions: { expected_return: 0.1, volatility: 0.16 } }).suggestions;
       expect(capital.capital).to.equal(12_583.75); // 20000·exp(−10m + z·s·√10) = 12583.7488…
       expect(target.target).to.equal(15_893.51); // 10000·exp(10m − z·s·√10) = 15893.5149…
       expect(Math.round(contribution!.monthly_contribution * 100)).to.be.closeTo(contribution!.monthly_contribution * 100, 1e-6);
@@ -341,6 +341,7 @@ describe('goal feasibility', () => {
       expect(fromMarket.confidence).to.equal(0.8);
       expect(fromMarket.assumptions).to.deep.equal({
         market: 'JP', expected_return: 0.07, volatility: 0.18, model: 'lognormal', source: 'market', reference: MARKETS.JP!.reference,
+        basis: 'historical', period: null,
       });
       const fromRequest = evaluateFeasibility({ ...base, confidence: 0.9, assumptions: { expected_return: 0.06, volatility: 0.12 } });
       expect(fromRequest.confidence).to.equal(0.9);
