@@ -5,7 +5,7 @@ import { AuthorizationError } from '../auth/authorize.js';
 import type { Contract } from '../contract/operations.js';
 import type { ApiRequestState } from '../http/api.js';
 import { errorToReply } from '../http/errors.js';
-import { fingerprint, type IdempotencyKeys } from '../http/idempotency.js';
+import { fingerprint, transientStatus, type IdempotencyKeys } from '../http/idempotency.js';
 import { sendReply, type Reply } from '../http/reply.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
@@ -83,6 +83,9 @@ export function graphqlHandler(services: Services, contract: Contract, baseUrl: 
           (error) => errorToReply(error, baseUrl, state.log),
           // A mutation whose result carries errors is refused as a whole: its effect is rolled back, its answer kept.
           (reply) => reply.status >= 400 || Boolean((reply.body as { errors?: unknown[] } | undefined)?.errors?.length),
+          // An error whose problem is a 5xx or 429 (the assistant failed, the database is away) is not stored either:
+          // a retry with the key runs the mutation again, as it would over REST.
+          (reply) => transientStatus(reply) || Boolean((reply.body as { errors?: { extensions?: { status?: unknown } }[] } | undefined)?.errors?.some((e) => typeof e.extensions?.status === 'number' && transientStatus({ status: e.extensions.status }))),
         );
         if (reply.contentType === 'application/problem+json') throw Object.assign(new ProblemReply(), { reply });
         sendReply(res, reply);

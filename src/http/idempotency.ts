@@ -26,6 +26,9 @@ class NotStored extends Error {
   }
 }
 
+/** Answers a retry should run again rather than see replayed: the server failed (5xx) or the caller was throttled (429). */
+export const transientStatus = (reply: { status: number }): boolean => reply.status >= 500 || reply.status === 429;
+
 /** Canonical JSON: object members sorted at every depth, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -61,10 +64,17 @@ export class IdempotencyKeys {
   ) {}
 
   /**
-   * Runs `work` once per key: `failure` turns what it throws into the answer, and `refused` tells an answer whose
-   * effect must be rolled back although nothing was thrown (a GraphQL result with errors).
+   * Runs `work` once per key: `failure` turns what it throws into the answer, `refused` tells an answer whose
+   * effect must be rolled back although nothing was thrown (a GraphQL result with errors), and `transient` one that
+   * must not be stored at all (5xx and 429, or a GraphQL result carrying such an error under HTTP 200).
    */
-  async run(request: KeyedRequest, work: (services: Services) => Promise<Reply>, failure: (error: unknown) => Reply, refused: (reply: Reply) => boolean = (reply) => reply.status >= 400): Promise<Reply> {
+  async run(
+    request: KeyedRequest,
+    work: (services: Services) => Promise<Reply>,
+    failure: (error: unknown) => Reply,
+    refused: (reply: Reply) => boolean = (reply) => reply.status >= 400,
+    transient: (reply: Reply) => boolean = transientStatus,
+  ): Promise<Reply> {
     try {
       return await this.services.transaction(async (services, store) => {
         const trx = store.db;
@@ -98,7 +108,7 @@ export class IdempotencyKeys {
           reply = failure(error);
         }
         if (refused(reply)) await sql`rollback to savepoint idempotent_effect`.execute(trx);
-        if (reply.status >= 500 || reply.status === 429) throw new NotStored(reply);
+        if (transient(reply)) throw new NotStored(reply);
         const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.has(name.toLowerCase())));
         const row = {
           account_id: request.accountId,

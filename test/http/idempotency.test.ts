@@ -126,6 +126,28 @@ describe('Idempotency-Key', () => {
     expect((await server.api.get('/v1/ideas?limit=100', { token })).body.data.length).to.equal(1);
   });
 
+  it('stores no keyed GraphQL mutation whose error is a 5xx problem: a retry runs it again', async () => {
+    const token = await server.token();
+    await createPolicy(server, token);
+    const send = () =>
+      fetch(`http://127.0.0.1:${server.running.port}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'gql-flaky' },
+        body: JSON.stringify({ query: 'mutation { generateIdeas(input: { mode: assistant, market: "US" }) { ideas { id } } }' }),
+      }).then(async (r) => ({ replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as any }));
+    llm.reply({ status: 500 });
+    const failed = await send();
+    expect(failed.body.errors?.[0]?.extensions?.code, JSON.stringify(failed.body)).to.equal('ASSISTANT_FAILED');
+    llm.reply({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }) });
+    const retried = await send();
+    expect(retried.replayed).to.equal(null);
+    expect(retried.body.data?.generateIdeas?.ideas, JSON.stringify(retried.body)).to.have.length(1);
+    const replayed = await send();
+    expect(replayed.replayed).to.equal('true');
+    expect(replayed.body).to.deep.equal(retried.body);
+    expect((await server.api.get('/v1/ideas?limit=100', { token })).body.data.length).to.equal(1);
+  });
+
   it('deletes expired keys itself, after a stored answer', async () => {
     const token = await server.token();
     expect((await engage(token, 'sweep-trigger', 'sweep')).status).to.equal(200);
