@@ -44,7 +44,9 @@ export function canonicalJson(value: unknown): string {
 
 /** The request fingerprint: method, path (with its ids) and the canonical body. */
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${body === undefined ? '' : canonicalJson(body)}`).digest('base64url');
+  // No body and `{}` are the same request (approve, reject and cancel take either).
+  const empty = body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${empty ? '' : canonicalJson(body)}`).digest('base64url');
 }
 
 /**

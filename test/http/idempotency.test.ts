@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { createPolicy } from '../support/trading.js';
+import { createPolicy, propose } from '../support/trading.js';
 
 const slug = (body: { type?: string }) => body.type?.split('/').pop();
 
@@ -55,6 +55,18 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('location')).to.equal(first.headers.get('location'));
     expect(again.text).to.equal(first.text);
     expect(await versions(token)).to.equal(1);
+  });
+
+  it('treats no body and {} as the same request (approve takes either)', async () => {
+    const account = await server.account();
+    await createPolicy(server, account.token);
+    const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '1' }]);
+    const first = await server.api.post(`/v1/orders/${order!.id}/approve`, { token: account.token, headers: { 'idempotency-key': 'approve-1' } });
+    expect(first.status, first.text).to.equal(200);
+    const again = await server.api.post(`/v1/orders/${order!.id}/approve`, { token: account.token, json: {}, headers: { 'idempotency-key': 'approve-1' } });
+    expect(again.status, again.text).to.equal(200);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.text).to.equal(first.text);
   });
 
   it('answers 422 idempotency-key-reused for the same key with another request, and changes nothing', async () => {
