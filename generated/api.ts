@@ -1487,7 +1487,7 @@ export interface components {
             client_id: string;
             /** @description Client IP address (IPv4 or IPv6) as seen by the service. */
             ip: string;
-            /** @description User-Agent header of the request; null when absent. */
+            /** @description User-Agent header of the request, its first 512 characters when longer; null when absent. */
             user_agent: string | null;
         };
         /** @description One immutable investment policy version. */

@@ -76,9 +76,11 @@ export async function createApp(config: Config, services: Services, document: Do
   app.set('query parser', 'simple');
 
   app.use(requestLog(logger));
-  app.use(express.raw({ type: () => true, limit: config.bodyLimitBytes }));
   const idempotency = new IdempotencyKeys(services, config.idempotencyRetentionHours * 3_600_000);
-  const api = await createApiMiddleware(document, services, handlers, config.baseUrl, idempotency);
+  const api = await createApiMiddleware(document, services, handlers, config.baseUrl, idempotency, config.bodyLimitBytes);
+  // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
+  // body is 401, not 413 or 415); everything else here reads its body first.
+  app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : api.rawBody(req, res, next)));
   const stores = new RateLimitStores(config.redisUrl, config.rateLimitRedisPrefix, logger);
   services.meta.watchRateLimitStore(stores);
   app.locals.close = () => stores.close();

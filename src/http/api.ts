@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
@@ -50,7 +50,32 @@ type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedReque
  * handleRequest — which matched twice, parsed three times through lodash deep clones and recompiled the path
  * template each time — cost more CPU than the rest of a light authenticated read together.
  */
-export async function createApiMiddleware(document: Document, services: Services, handlers: HandlerRegistry, baseUrl: string, idempotency: IdempotencyKeys): Promise<RequestHandler & { routes: RouteTable }> {
+export async function createApiMiddleware(
+  document: Document,
+  services: Services,
+  handlers: HandlerRegistry,
+  baseUrl: string,
+  idempotency: IdempotencyKeys,
+  bodyLimitBytes = 100 * 1024,
+): Promise<RequestHandler & { routes: RouteTable; rawBody: RequestHandler }> {
+  // The body parser for the paths this adapter reads itself (/v1, after the bearer token): app.ts skips them.
+  const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
+  const readBody = (req: Request, res: Response): Promise<Buffer | undefined> =>
+    Buffer.isBuffer(req.body)
+      ? Promise.resolve(req.body)
+      : new Promise((resolve, reject) =>
+          rawBody(req, res, (error?: unknown) => {
+            if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : undefined);
+            const type = (error as { type?: string }).type;
+            reject(
+              type === 'entity.too.large'
+                ? new ProblemError('payload-too-large', `The request body exceeds ${bodyLimitBytes} bytes.`)
+                : type === 'encoding.unsupported'
+                  ? new ProblemError('unsupported-media-type', 'Send the request body without a Content-Encoding.')
+                  : new ProblemError('malformed-request', 'The request body could not be read.'),
+            );
+          }),
+        );
   // Only request validators are compiled: openapi-backend's constructor would also compile one for every response
   // and response header (about 2 s of CPU per process start), which nothing here uses.
   const api = new OpenAPI31Backend({ definition: structuredClone(document), strict: true, validate: false });
@@ -95,7 +120,7 @@ export async function createApiMiddleware(document: Document, services: Services
     return problemReply('validation-error', baseUrl, { detail: validationDetail(fields), extensions: { errors: fields } });
   };
 
-  const handle = async (req: Request, state: ApiRequestState, at: { operation?: Operation }): Promise<Reply> => {
+  const handle = async (req: Request, res: Response, state: ApiRequestState, at: { operation?: Operation }): Promise<Reply> => {
     try {
       decodeURIComponent(req.path);
     } catch {
@@ -119,7 +144,7 @@ export async function createApiMiddleware(document: Document, services: Services
     const strict = strictIntegers(operation, routes.pathParams(operation, req.path), req.query as Record<string, unknown>);
     if (strict.length) return problemReply('validation-error', baseUrl, { detail: validationDetail(strict), extensions: { errors: strict } });
     // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(req.body as Buffer | undefined, req.headers['content-type'], declaredBody(operation));
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
     const apiRequest: ParsableRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers, body };
     matched.set(apiRequest, operation);
     const validation = validator.validateRequest(apiRequest as never, operation);
@@ -140,7 +165,7 @@ export async function createApiMiddleware(document: Document, services: Services
     const at: { operation?: Operation } = {};
     let reply: Reply;
     try {
-      reply = await handle(req, state, at);
+      reply = await handle(req, res, state, at);
     } catch (error) {
       reply = errorToReply(error, baseUrl, state.log, at.operation);
     }
@@ -149,7 +174,7 @@ export async function createApiMiddleware(document: Document, services: Services
     }
     sendReply(res, reply);
   };
-  return Object.assign(middleware, { routes });
+  return Object.assign(middleware, { routes, rawBody });
 }
 
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;

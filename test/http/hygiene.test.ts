@@ -175,6 +175,8 @@ describe('request hygiene and problem details', () => {
     expectProblem(unsupported, 401, 'unauthorized');
     const malformed = await server.api.post('/v1/policies', { body: '{', headers: { 'content-type': 'application/json' } });
     expectProblem(malformed, 401, 'unauthorized');
+    const huge = await server.api.post('/v1/policies', { body: `{"x":"${'a'.repeat(300_000)}"}`, headers: { 'content-type': 'application/json' } });
+    expectProblem(huge, 401, 'unauthorized');
   });
 
   it('ignores a body sent with GET', async () => {
