@@ -280,13 +280,16 @@ export interface paths {
          *     k, each compounding until T under monthly steps of the same lognormal process (log mean m/12,
          *     log variance s²/12 per month). Terminal wealth is W = C·e^L + a·B, L the total log return and B the
          *     compounded value of one unit contributed monthly. P is computed by conditioning on L (Curran /
-         *     Rogers–Shi): given L the capital part is exact, B given L is approximated by the lognormal with its
-         *     exact conditional first two moments, and P = ∫ φ(z)·P(W ≥ K | L = z) dz is integrated numerically.
-         *     Measured accuracy against 400,000- to 1,000,000-path seeded simulations (18 cases, horizons 1–50
-         *     years, σ 0.05–0.35, μ −0.05–0.15; the cases and the program that made them are in the repository):
-         *     median error 0.0006, within 0.002 except without capital at high volatility (0.0024 at 20 years and
-         *     0.0063 at 50 years for σ 0.35, both low); suggested contributions within 0.5 %. The errors include
-         *     the simulations' own standard error (0.0003–0.0008).
+         *     Rogers–Shi; `assumptions.method: conditional_lognormal`): given L the capital part is exact, B given
+         *     L is approximated by a lognormal shifted to match its exact first three conditional moments (closed
+         *     forms), and P = ∫ φ(z)·P(W ≥ K | L = z) dz is integrated numerically. Measured against seeded
+         *     1,000,000-path simulations of the same model (110 probabilities: horizons 1–50 years, σ 0.05–0.35,
+         *     μ −0.05–0.15, with and without capital; the programs and their results are in the repository): median
+         *     error 0.0003; within 0.001 (plus the simulation's sampling error) where the horizon's log variance
+         *     s²T ≤ 2.5, and within 0.005 up to s²T = 6.5 (worst 0.0049 at 50 years, σ 0.35, μ 0.03, no capital);
+         *     suggested contributions within 0.5 %. `assumptions.method_accuracy` states the bound that applies
+         *     (null beyond s²T = 6.5, where it has not been measured). Without contributions P is exact
+         *     (`method: closed_form`).
          *     With σ = 0 the model is deterministic: P is 1 when the (compounded) wealth reaches K, else 0.
          *
          *     **Results.** `required_growth_rate` = (K/C)^(1/T) − 1 (ignores contributions); null when
@@ -1268,6 +1271,19 @@ export interface components {
              * @constant
              */
             model: "lognormal";
+            /**
+             * @description How the probabilities were computed: `closed_form` (exact: no contribution, or σ = 0) or
+             *     `conditional_lognormal` (with contributions; see the operation's description).
+             * @enum {string}
+             */
+            method: "closed_form" | "conditional_lognormal";
+            /**
+             * @description Documented bound on the absolute error of `probability` before rounding: 1e-6 for the closed
+             *     form; for the conditional lognormal 0.001 when the horizon's log variance s²T ≤ 2.5 and 0.005 when
+             *     s²T ≤ 6.5 (measured against 1,000,000-path simulations); null beyond (not measured).
+             * @example 0.001
+             */
+            method_accuracy: number | null;
             /**
              * @description `market`: the market table values; `request`: the caller's `assumptions`.
              * @enum {string}

@@ -461,6 +461,11 @@ export type DailyReportList = {
   next_cursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** How feasibility probabilities were computed (see the REST operation). */
+export type FeasibilityMethod =
+  | 'closed_form'
+  | 'conditional_lognormal';
+
 export type FeasibilityAssumptions = {
   __typename?: 'FeasibilityAssumptions';
   market: Scalars['String']['output'];
@@ -468,6 +473,9 @@ export type FeasibilityAssumptions = {
   volatility: Scalars['Float']['output'];
   /** Always `lognormal`. */
   model: Scalars['String']['output'];
+  method: FeasibilityMethod;
+  /** Documented bound on the probability's absolute error; null where not measured. */
+  method_accuracy?: Maybe<Scalars['Float']['output']>;
   source: AssumptionSource;
   reference: Scalars['String']['output'];
   /** `historical`: statistics of past annual returns; `request`: the caller's own assumptions. */
@@ -729,6 +737,7 @@ export type ResolversTypes = {
   KillSwitchEvent: ResolverTypeWrapper<KillSwitchEvent>;
   DailyReport: ResolverTypeWrapper<DailyReport>;
   DailyReportList: ResolverTypeWrapper<DailyReportList>;
+  FeasibilityMethod: FeasibilityMethod;
   FeasibilityAssumptions: ResolverTypeWrapper<FeasibilityAssumptions>;
   CapitalNeededSuggestion: ResolverTypeWrapper<CapitalNeededSuggestion>;
   HorizonNeededSuggestion: ResolverTypeWrapper<HorizonNeededSuggestion>;
@@ -1059,6 +1068,8 @@ export type FeasibilityAssumptionsResolvers<ContextType = GraphQLContext, Parent
   expected_return?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   volatility?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['FeasibilityMethod'], ParentType, ContextType>;
+  method_accuracy?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   source?: Resolver<ResolversTypes['AssumptionSource'], ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   basis?: Resolver<ResolversTypes['AssumptionBasis'], ParentType, ContextType>;

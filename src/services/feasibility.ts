@@ -1,5 +1,5 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
-import { ContributionLaw, type LogModel } from './wealth.js';
+import { ContributionLaw, type LogModel, WEALTH_METHOD, wealthMethodAccuracy } from './wealth.js';
 import { UnsupportedMarketError } from './errors.js';
 import { getMarket, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
@@ -19,6 +19,10 @@ export interface FeasibilityAssumptions {
   expected_return: number;
   volatility: number;
   model: 'lognormal';
+  /** How the probability is computed: exactly (closed form) or by conditioning on the total log-return. */
+  method: 'closed_form' | typeof WEALTH_METHOD;
+  /** Documented bound on the probability's absolute error before rounding; null where it has not been measured. */
+  method_accuracy: number | null;
   source: 'market' | 'request';
   reference: string;
   /** `historical`: statistics of past annual returns (every market's); `request`: the caller's own figures. */
@@ -170,6 +174,17 @@ function probability(s: Scenario): number {
     return contributionLaw(months, Math.max(0, s.years - months / 12), s.model).probability(s.capital, s.monthly, s.target);
   }
   return probabilityFromLaw(wealthLaw(s.capital, s.monthly, s.years, s.model), s.target);
+}
+
+/** Error bound of the closed form (lump sums and zero volatility), as tested against an independent integration. */
+const CLOSED_FORM_ACCURACY = 1e-6;
+
+function method(s: Scenario): Pick<FeasibilityAssumptions, 'method' | 'method_accuracy'> {
+  const months = wholeMonths(s.years);
+  if (s.monthly > 0 && s.model.s2 > 0 && months >= 1) {
+    return { method: WEALTH_METHOD, method_accuracy: wealthMethodAccuracy(s.model, s.years) };
+  }
+  return { method: 'closed_form', method_accuracy: CLOSED_FORM_ACCURACY };
 }
 
 /** Rounds to `decimals`, ignoring binary noise (12.34 * 100 = 1234.0000000000002 stays 12.34). */
@@ -388,6 +403,7 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       expected_return: expectedReturn,
       volatility,
       model: 'lognormal',
+      ...method(s),
       source: input.assumptions ? 'request' : 'market',
       reference: input.assumptions ? 'supplied by the caller' : market.reference,
       basis: input.assumptions ? 'request' : market.basis,

@@ -1,173 +1,344 @@
 // The law of wealth with monthly contributions, by conditioning on the total log-return (the technique of Curran
 // and of Rogers & Shi for sums of lognormals, as in Asian options and savings plans).
 //
-// Months k = 1..n each grow wealth by G_k (ln G_k ~ N(a, b²), a = m/12, b² = s²/12) and then add the contribution c;
-// a leftover fraction f of a year only grows (ln ~ N(m·f, s²·f)). Wealth at the horizon is
-//   W = C·e^L + c·B,   L = total log-return,   B = Σ_k e^{T_k},   T_k = log-return after contribution k.
-// Given L = M + √V·z, every T_k is Gaussian with known mean and covariance (a bridge), so the capital part is
-// exact and B is a sum of lognormals with small dispersion: it is approximated by the lognormal with its exact
-// conditional first two moments, and P(W ≥ K) = ∫ φ(z) P(c·B ≥ K − C·e^L | z) dz is integrated numerically.
-// Both conditional moments are sums of O(n) exponentials: the double sum in E[B²|z] groups by j + k (see below).
-// Against 1,000,000-path simulations (test/fixtures/feasibility-reference.json) the probability is within 0.001.
+// Model (the service's convention): the annual log-return is N(m, s²); wealth grows month by month by
+// G_i = e^{X_i}, X_i ~ N(m/12, s²/12) independent, and the contribution c is added at the end of each of the
+// n = floor(12T) whole months; the leftover fraction f = T − n/12 of a year grows by e^Y, Y ~ N(m·f, s²·f). So
+//   W_T = C·e^Λ + c·B,  Λ = X_1 + … + X_n + Y ~ N(mT, s²T),  B = Σ_{u=0}^{n−1} e^{R_u},
+// where R_u is the log-return over the last u whole months plus the leftover fraction.
+//
+// Conditionally on Λ = λ the partial sums form a Gaussian bridge, so C·e^Λ is known exactly and B|λ is a sum of
+// lognormals with a small dispersion. B|λ is taken as a lognormal shifted to match its exact first three
+// conditional moments (a plain two-moment lognormal, which understates the sum's skew, erred by up to 0.007 at long
+// horizons and high volatility without capital; where the dispersion is too small for the third moment to be
+// resolved the two agree and the two-moment fit is used), and
+//   P(W_T ≥ K) = P(Λ ≥ λ*) + ∫_{λ < λ*} φ(λ) · P(c·B ≥ K − C·e^λ | λ) dλ,   λ* = ln(K/C),
+// integrated with composite Gauss–Legendre on the standardised z = (λ − mT)/(s√T) ∈ [−6.5, z*], with panels
+// refined geometrically towards z*. The conditional moments do not depend on C, c or K: they are tabulated once
+// per horizon on a z grid (step 0.25) with their z-derivatives and read by cubic Hermite interpolation, so
+// inverting for capital, contribution or target costs only the outer integral.
+//
+// With R_u ~ N(μ_u, v_u), μ_u = (m/12)·u + m·f, v_u = (s²/12)·u + s²·f, V = s²T, d = (λ − mT)/V:
+//   E[e^{R_u} | λ]       = exp(μ_u + v_u·d + (v_u − v_u²/V)/2)
+//   E[e^{ΣR} | λ]        = exp(Σμ + Σv·d + Σv/2 − (Σv)²/(2V) + Σ_{pairs} min(v_i, v_j))   (pairs and triples)
+// and Σ_{pairs} min(v) depends on the sorted indices only through 2u_1 + u_2 (triples) or u_1 (pairs), so the
+// double and triple sums group by t = Σu into O(n) terms whose weights come from prefix sums (pairs) and an O(n²)
+// difference array (triples), computed once per horizon. Accuracy: see wealthMethodAccuracy.
 import { normalCdf } from './normal.js';
 
-export interface LogModel {
-  m: number;
-  s2: number;
+/** Annual log-return N(m, s²). */
+export interface LogModel { m: number; s2: number }
+
+export const WEALTH_METHOD = 'conditional_lognormal';
+/**
+ * Documented bound on the method's probability error (absolute) for a log-variance s²T of the horizon, from the
+ * 1,000,000-path reference (test/fixtures/feasibility-reference.json, horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15):
+ * within 0.001 up to s²T = 2.5 and within 0.005 up to s²T = 6.5 (worst measured 0.0049 at s²T = 5.4: 50 y, σ 0.35,
+ * μ 0.03, no capital). Beyond that it has not been measured: null.
+ */
+export function wealthMethodAccuracy(model: LogModel, years: number): number | null {
+  const variance = model.s2 * years;
+  if (variance <= 2.5) return 0.001;
+  if (variance <= 6.5) return 0.005;
+  return null;
 }
 
-/** Gauss–Legendre nodes and weights on [−1, 1] (Golub–Welsch would be overkill: Newton on P_n, computed once). */
-function gaussLegendre(n: number): { x: Float64Array; w: Float64Array } {
-  const x = new Float64Array(n);
-  const w = new Float64Array(n);
+const Z_MAX = 6.5;
+/** The outer integral stops at |z| = 6.5 (the normal mass beyond is below 1e-10). */
+const Z_LIMIT = 6.5;
+const TABLE_STEP = 0.25;
+/** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
+const DETERMINISTIC_TOLERANCE = 1e-12;
+
+function gaussLegendre(n: number): { x: number[]; w: number[] } {
+  const x: number[] = [];
+  const w: number[] = [];
   for (let i = 0; i < n; i++) {
-    let t = Math.cos((Math.PI * (i + 0.75)) / (n + 0.5));
-    for (let iteration = 0; iteration < 100; iteration++) {
+    let z = Math.cos((Math.PI * (i + 0.75)) / (n + 0.5));
+    let dp = 0;
+    for (let iter = 0; iter < 100; iter++) {
       let p0 = 1;
-      let p1 = t;
-      for (let k = 2; k <= n; k++) [p0, p1] = [p1, ((2 * k - 1) * t * p1 - (k - 1) * p0) / k];
-      const dp = (n * (t * p1 - p0)) / (t * t - 1);
-      const dt = p1 / dp;
-      t -= dt;
-      if (Math.abs(dt) < 1e-15) {
-        w[i] = 2 / ((1 - t * t) * dp * dp);
-        break;
+      let p1 = z;
+      for (let k = 2; k <= n; k++) {
+        const p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
       }
+      dp = (n * (z * p1 - p0)) / (z * z - 1);
+      const dz = p1 / dp;
+      z -= dz;
+      if (Math.abs(dz) < 1e-15) break;
     }
-    x[i] = t;
+    x.push(z);
+    w.push(2 / ((1 - z * z) * dp * dp));
   }
   return { x, w };
 }
 
-const QUADRATURE = gaussLegendre(48);
-const Z_MIN = -9;
-const Z_MAX = 9;
-/** Where the conditional law is computed (and interpolated between): enough for the interpolation error to vanish. */
-const GRID = 37;
-const GRID_STEP = (Z_MAX - Z_MIN) / (GRID - 1);
-
-const logSumExp = (values: Float64Array, count: number): number => {
-  let max = -Infinity;
-  for (let i = 0; i < count; i++) if (values[i]! > max) max = values[i]!;
-  if (max === -Infinity) return -Infinity;
-  let sum = 0;
-  for (let i = 0; i < count; i++) sum += Math.exp(values[i]! - max);
-  return max + Math.log(sum);
-};
+const GL = gaussLegendre(5);
+const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 
 /**
- * The conditional law of B (wealth from a contribution of 1 a month) given z, for a horizon of `months` whole months
- * plus a leftover `fraction` of a year: on a grid of z, ln B | z ≈ N(mu(z), sigma2(z)).
+ * ln Σ_t e^{base[t]! + v(t)·d} with v(t) = step·t + offset, and its derivative in z (= mean of v / sd), for many d:
+ * with A_t = e^{base[t]! − max} the sum is a polynomial in r = e^{step·d}, evaluated without further exponentials
+ * when the exponents' spread keeps every term representable (otherwise term by term, shifted by the largest).
  */
+class PowerSum {
+  private readonly coefficients: Float64Array;
+  private readonly shift: number;
+  private readonly fast: boolean;
+  constructor(private readonly base: Float64Array, private readonly step: number, private readonly offset: number,
+    private readonly sd: number) {
+    let max = -Infinity;
+    let min = Infinity;
+    for (const b of base) { if (b > max) max = b; if (b < min) min = b; }
+    this.shift = max;
+    this.coefficients = base.map((b) => Math.exp(b - max));
+    this.fast = max - min + (step * base.length * Z_MAX) / sd < 600;
+  }
+
+  at(d: number): [number, number] {
+    const { base, step, offset, coefficients } = this;
+    let sum = 0;
+    let weighted = 0;
+    if (this.fast) {
+      const r = Math.exp(step * d);
+      let power = 1;
+      for (let t = 0; t < coefficients.length; t++) {
+        const term = coefficients[t]! * power;
+        sum += term;
+        weighted += term * t;
+        power *= r;
+      }
+      return [this.shift + offset * d + Math.log(sum), (step * (weighted / sum) + offset) / this.sd];
+    }
+    let max = -Infinity;
+    for (let t = 0; t < base.length; t++) max = Math.max(max, base[t]! + step * t * d);
+    for (let t = 0; t < base.length; t++) {
+      const term = Math.exp(base[t]! + step * t * d - max);
+      sum += term;
+      weighted += term * t;
+    }
+    return [max + offset * d + Math.log(sum), (step * (weighted / sum) + offset) / this.sd];
+  }
+}
+
+/** Wealth at a horizon of `months` whole months plus a `fraction` of a year: P for any capital, contribution, target. */
 export class ContributionLaw {
-  readonly M: number;
-  readonly sqrtV: number;
-  private readonly mu = new Float64Array(GRID);
-  private readonly sigma2 = new Float64Array(GRID);
+  readonly months: number;
+  private readonly fraction: number;
+  private readonly mean: number;
+  private readonly sd: number;
+  /** ln E[B|z], d/dz, ln E[B²|z], d/dz on the z grid (contributions only). */
+  private readonly lnM1: Float64Array;
+  private readonly dM1: Float64Array;
+  private readonly lnM2: Float64Array;
+  private readonly dM2: Float64Array;
+  /** ln E[B³|z] and d/dz (empty when the third moment would overflow: then the two-moment fit is used). */
+  private readonly lnM3: Float64Array;
+  private readonly dM3: Float64Array;
+  /** Deterministic value of B when s = 0. */
+  private readonly annuity: number;
 
-  constructor(months: number, fraction: number, model: LogModel) {
-    const a = model.m / 12;
-    const b2 = model.s2 / 12;
-    const n = months;
-    const V = n * b2 + model.s2 * fraction;
-    this.M = n * a + model.m * fraction;
-    this.sqrtV = Math.sqrt(V);
-    // T_k (k = 1..n): mean e_k, variance u_k; index i = k − 1.
-    const e = new Float64Array(n);
-    const u = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      e[i] = (n - i - 1) * a + model.m * fraction;
-      u[i] = (n - i - 1) * b2 + model.s2 * fraction;
+  /** `thirdMoment: false` gives the two-moment conditional fit (less accurate at high volatility; for comparison). */
+  constructor(months: number, fraction: number, private readonly model: LogModel, thirdMoment = true) {
+    const years = months / 12 + fraction;
+    this.months = months;
+    this.fraction = fraction;
+    this.mean = model.m * years;
+    this.sd = Math.sqrt(model.s2 * years);
+    const size = Math.round((2 * Z_MAX) / TABLE_STEP) + 1;
+    this.lnM1 = new Float64Array(size);
+    this.dM1 = new Float64Array(size);
+    this.lnM2 = new Float64Array(size);
+    this.dM2 = new Float64Array(size);
+    const third = thirdMoment && model.s2 * years * 3 < 600;
+    this.lnM3 = new Float64Array(third ? size : 0);
+    this.dM3 = new Float64Array(third ? size : 0);
+    this.annuity = 0;
+    const n = this.months;
+    const { m, s2 } = model;
+    const f = this.fraction;
+    if (n === 0) return;
+    if (s2 === 0) {
+      let annuity = 0;
+      for (let u = 0; u < n; u++) annuity += Math.exp((m * u) / 12 + m * f);
+      this.annuity = annuity;
+      return;
     }
-    // E[B²|z] = Σ_{j,k} exp(e_j + e_k + (u_j + u_k)/2 − (u_j + u_k)²/(2V) + (u_j + u_k)·z/√V + u_max(j,k)): everything but
-    // the last term depends on s = j + k only, so it is Σ_s exp(F_s(z))·W_s with W_s = Σ_{j+k=s} exp(u_max(j,k)), the
-    // sum over ordered pairs (the diagonal once), from prefix sums of exp(u) (scaled by exp(−u_1) against overflow).
+    const a = m / 12;
+    const b2 = s2 / 12;
+    const V = s2 * years;
+    // Weights of the grouped double sum: lnG[t] = ln Σ_{u_j + u_k = t} e^{b²·min(u_j, u_k)}.
     const prefix = new Float64Array(n + 1);
-    const top = n > 0 ? u[0]! : 0;
-    for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + Math.exp(u[i]! - top);
+    for (let u = 0; u < n; u++) prefix[u + 1] = prefix[u]! + Math.exp(b2 * u);
     const pairs = 2 * n - 1;
-    const logW = new Float64Array(Math.max(pairs, 0));
-    const eSum = new Float64Array(Math.max(pairs, 0));
-    const uSum = new Float64Array(Math.max(pairs, 0));
-    for (let s = 0; s < pairs; s++) {
-      // indices i + j = s with 0 ≤ i, j < n; the larger index runs from ceil(s/2) to min(n − 1, s).
-      const lo = Math.ceil(s / 2);
-      const hi = Math.min(n - 1, s);
-      let sum = 2 * (prefix[hi + 1]! - prefix[lo]!);
-      if (s % 2 === 0) sum -= Math.exp(u[s / 2]! - top);
-      logW[s] = Math.log(Math.max(sum, Number.MIN_VALUE)) + top;
-      // e and u are linear in the index: their pair sums depend on s only.
-      eSum[s] = e[lo]! + e[s - lo]!;
-      uSum[s] = u[lo]! + u[s - lo]!;
+    const lnG = new Float64Array(pairs);
+    for (let t = 0; t < pairs; t++) {
+      const lo = Math.max(0, t - (n - 1));
+      const hi = Math.floor(t / 2);
+      let g = 2 * (prefix[hi + 1]! - prefix[lo]!);
+      if (t % 2 === 0) g -= Math.exp((b2 * t) / 2);
+      lnG[t] = Math.log(g);
     }
-    const first = new Float64Array(n);
-    const second = new Float64Array(Math.max(pairs, 0));
-    for (let g = 0; g < GRID; g++) {
-      const zv = (Z_MIN + g * GRID_STEP) / this.sqrtV;
-      for (let i = 0; i < n; i++) first[i] = e[i]! + u[i]! * zv + (u[i]! - (u[i]! * u[i]!) / V) / 2;
-      for (let s = 0; s < pairs; s++) second[s] = eSum[s]! + uSum[s]! / 2 - (uSum[s]! * uSum[s]!) / (2 * V) + uSum[s]! * zv + logW[s]!;
-      const logMean = logSumExp(first, n);
-      const logSecond = logSumExp(second, pairs);
-      const sigma2 = Math.max(logSecond - 2 * logMean, 0);
-      this.sigma2[g] = sigma2;
-      this.mu[g] = logMean - sigma2 / 2;
-    }
-  }
-
-  /** Cubic (Catmull–Rom) interpolation on the grid. */
-  private at(values: Float64Array, z: number): number {
-    const t = Math.min(Math.max((z - Z_MIN) / GRID_STEP, 0), GRID - 1.000001);
-    const i = Math.floor(t);
-    const f = t - i;
-    const p0 = values[Math.max(i - 1, 0)]!;
-    const p1 = values[i]!;
-    const p2 = values[Math.min(i + 1, GRID - 1)]!;
-    const p3 = values[Math.min(i + 2, GRID - 1)]!;
-    return p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)));
-  }
-
-  /** P(C·e^L + c·B ≥ K | z), and the margin whose sign says which side of the target the median lies on. */
-  private conditional(z: number, capital: number, logMonthly: number, target: number): { p: number; margin: number } {
-    const rest = capital > 0 ? target - capital * Math.exp(this.M + this.sqrtV * z) : target;
-    if (rest <= 0) return { p: 1, margin: Infinity };
-    const sigma2 = this.at(this.sigma2, z);
-    const margin = this.at(this.mu, z) + logMonthly - Math.log(rest);
-    return { p: sigma2 > 1e-300 ? normalCdf(margin / Math.sqrt(sigma2)) : margin >= 0 ? 1 : 0, margin };
-  }
-
-  /** P(C·e^L + c·B ≥ K). */
-  probability(capital: number, monthly: number, target: number): number {
-    if (target <= 0) return 1;
-    // Beyond z*, capital alone reaches the target: those outcomes count in full.
-    const zStar = capital > 0 ? (Math.log(target) - Math.log(capital) - this.M) / this.sqrtV : Infinity;
-    const upper = Math.min(zStar, Z_MAX);
-    let p = zStar < Infinity ? 1 - normalCdf(Math.max(zStar, Z_MIN)) : 0;
-    if (upper <= Z_MIN || monthly <= 0) return Math.min(1, Math.max(0, p));
-    const logMonthly = Math.log(monthly);
-    // The conditional probability is a step (B | z has a small dispersion) where its margin crosses 0; the margin
-    // rises with z. The step is located by bisection and integrated on a panel of its own, a few widths wide.
-    let lo = Z_MIN;
-    let hi = upper;
-    for (let i = 0; i < 60 && hi - lo > 1e-9; i++) {
-      const mid = (lo + hi) / 2;
-      if (this.conditional(mid, capital, logMonthly, target).margin >= 0) hi = mid;
-      else lo = mid;
-    }
-    const z0 = hi;
-    const h = 1e-4;
-    const slope = (this.conditional(Math.min(z0 + h, upper), capital, logMonthly, target).margin - this.conditional(Math.max(z0 - h, Z_MIN), capital, logMonthly, target).margin) / (2 * h);
-    const width = Number.isFinite(slope) && slope > 0 ? Math.sqrt(this.at(this.sigma2, z0)) / slope : GRID_STEP;
-    const edges = [Z_MIN, Math.max(Z_MIN, z0 - 10 * width), Math.min(upper, z0 + 10 * width), upper];
-    for (let panel = 0; panel < 3; panel++) {
-      const [a, b] = [edges[panel]!, edges[panel + 1]!];
-      if (b <= a) continue;
-      const half = (b - a) / 2;
-      const middle = (a + b) / 2;
-      for (let i = 0; i < QUADRATURE.x.length; i++) {
-        const z = middle + half * QUADRATURE.x[i]!;
-        p += ((half * QUADRATURE.w[i]! * Math.exp((-z * z) / 2)) / Math.sqrt(2 * Math.PI)) * this.conditional(z, capital, logMonthly, target).p;
+    // Third moment: sorted triples u1 ≤ u2 ≤ u3 have Σ_{pairs} min(v) = b²·(2u1 + u2) + 3s²f; lnG3[T] =
+    // ln Σ_{u1+u2+u3 = T} (multiplicity)·e^{b²(2u1 + u2)}, accumulated over (u1, u2) with a difference array.
+    const triples = 3 * n - 2;
+    const lnG3 = new Float64Array(third ? triples : 0);
+    if (third) {
+      const power = new Float64Array(n);
+      for (let u = 0; u < n; u++) power[u] = Math.exp(b2 * u);
+      const point = new Float64Array(triples + 1);
+      const diff = new Float64Array(triples + 1);
+      for (let u1 = 0; u1 < n; u1++) {
+        for (let u2 = u1; u2 < n; u2++) {
+          const w = power[u1]! * power[u1]! * power[u2]!;
+          const equal = u1 === u2;
+          point[u1 + 2 * u2]! += (equal ? 1 : 3) * w;
+          const from = u1 + 2 * u2 + 1;
+          const to = u1 + u2 + n - 1;
+          if (from <= to) {
+            diff[from]! += (equal ? 3 : 6) * w;
+            diff[to + 1]! -= (equal ? 3 : 6) * w;
+          }
+        }
+      }
+      let running = 0;
+      for (let t = 0; t < triples; t++) {
+        running += diff[t]!;
+        lnG3[t] = Math.log(point[t]! + running);
       }
     }
-    return Math.min(1, Math.max(0, p));
+    const v1 = (u: number) => b2 * u + s2 * f;
+    const v2 = (t: number) => b2 * t + 2 * s2 * f;
+    const base1 = new Float64Array(n);
+    for (let u = 0; u < n; u++) {
+      const v = v1(u);
+      base1[u] = a * u + m * f + (v - (v * v) / V) / 2;
+    }
+    const base2 = new Float64Array(pairs);
+    for (let t = 0; t < pairs; t++) {
+      const v = v2(t);
+      base2[t] = a * t + 2 * m * f + v / 2 - (v * v) / (2 * V) + s2 * f + lnG[t]!;
+    }
+    const v3 = (t: number) => b2 * t + 3 * s2 * f;
+    const base3 = new Float64Array(third ? triples : 0);
+    for (let t = 0; t < base3.length; t++) {
+      const v = v3(t);
+      base3[t] = a * t + 3 * m * f + v / 2 - (v * v) / (2 * V) + 3 * s2 * f + lnG3[t]!;
+    }
+    const sum1 = new PowerSum(base1, b2, s2 * f, this.sd);
+    const sum2 = new PowerSum(base2, b2, 2 * s2 * f, this.sd);
+    const sum3 = third ? new PowerSum(base3, b2, 3 * s2 * f, this.sd) : undefined;
+    for (let i = 0; i < size; i++) {
+      const d = (-Z_MAX + i * TABLE_STEP) / this.sd;
+      [this.lnM1[i], this.dM1[i]] = sum1.at(d);
+      [this.lnM2[i], this.dM2[i]] = sum2.at(d);
+      if (sum3) [this.lnM3[i], this.dM3[i]] = sum3.at(d);
+    }
+  }
+
+  private interpolate(values: Float64Array, slopes: Float64Array, z: number): number {
+    const last = values.length - 1;
+    const x = (z + Z_MAX) / TABLE_STEP;
+    if (x <= 0) return values[0]! + slopes[0]! * (z + Z_MAX);
+    if (x >= last) return values[last]! + slopes[last]! * (z - Z_MAX);
+    const i = Math.floor(x);
+    const t = x - i;
+    const h = TABLE_STEP;
+    const t2 = t * t;
+    const t3 = t2 * t;
+    return (2 * t3 - 3 * t2 + 1) * values[i]! + (t3 - 2 * t2 + t) * h * slopes[i]!
+      + (-2 * t3 + 3 * t2) * values[i + 1]! + (t3 - t2) * h * slopes[i + 1]!;
+  }
+
+  /**
+   * P(B ≥ e^{lnLevel} | z): a lognormal shifted to match the first three conditional moments, or the plain lognormal
+   * with the first two where the dispersion is too small for the third to be resolved (the two agree there).
+   */
+  private conditional(z: number, l1: number, l2: number, lnLevel: number): number {
+    const lnRatio2 = Math.max(0, l2 - 2 * l1);
+    const cv2 = Math.expm1(lnRatio2);
+    if (this.lnM3.length > 0 && cv2 > 1e-5) {
+      const l3 = this.interpolate(this.lnM3, this.dM3, z);
+      // Skewness γ of B|z from its raw moments (scaled by the mean); the shifted lognormal has γ = w³ + 3w with
+      // w² = e^{ζ²} − 1.
+      const gamma = (Math.expm1(l3 - 3 * l1) - 3 * cv2) / cv2 ** 1.5;
+      if (gamma > 0 && Number.isFinite(gamma)) {
+        const root = Math.sqrt(gamma * gamma + 4);
+        const w = Math.cbrt((gamma + root) / 2) + Math.cbrt((gamma - root) / 2);
+        const zeta2 = Math.log1p(w * w);
+        // Scaled by the mean: sd of B/E[B] is √cv2 = e^{η'}·e^{ζ²/2}·w, shift τ' = 1 − e^{η' + ζ²/2}.
+        const scale = Math.sqrt(cv2) / w; // e^{η' + ζ²/2}
+        const shift = 1 - scale;
+        const level = Math.exp(lnLevel - l1) - shift; // (B/E[B] − shift) ≥ level ⇔ B ≥ e^{lnLevel}
+        if (level <= 0) return 1;
+        return normalCdf((Math.log(scale) - zeta2 / 2 - Math.log(level)) / Math.sqrt(zeta2));
+      }
+    }
+    const eta = l1 - lnRatio2 / 2;
+    const margin = eta - lnLevel;
+    return lnRatio2 > 0 ? normalCdf(margin / Math.sqrt(lnRatio2)) : margin >= 0 ? 1 : 0;
+  }
+
+  /** P(W_T ≥ target). */
+  probability(capital: number, monthly: number, target: number): number {
+    if (target <= 0) return 1;
+    const contributes = monthly > 0 && this.months > 0;
+    if (this.model.s2 === 0) {
+      const wealth = capital * Math.exp(this.mean) + (contributes ? monthly * this.annuity : 0);
+      return wealth >= target * (1 - DETERMINISTIC_TOLERANCE) ? 1 : 0;
+    }
+    const lnK = Math.log(target);
+    const lnC = Math.log(capital);
+    // z* where capital alone reaches the target (+∞ without capital).
+    const zStar = capital > 0 ? (lnK - lnC - this.mean) / this.sd : Infinity;
+    if (!contributes) return capital > 0 ? normalCdf(-zStar) : 0;
+    const upper = capital > 0 ? normalCdf(-zStar) : 0;
+    const end = Math.min(zStar, Z_LIMIT);
+    if (end <= -Z_LIMIT) return upper;
+    const lnc = Math.log(monthly);
+    const lnResidual = (z: number) => (capital > 0 ? lnK + Math.log(-Math.expm1(lnC + this.mean + this.sd * z - lnK)) : lnK);
+    const integrand = (z: number): number => {
+      const l1 = this.interpolate(this.lnM1, this.dM1, z);
+      const l2 = this.interpolate(this.lnM2, this.dM2, z);
+      const h = this.conditional(z, l1, l2, lnResidual(z) - lnc);
+      return PHI_NORM * Math.exp(-0.5 * z * z) * h;
+    };
+    // The conditional probability is a step where c·E[B|z] crosses the residual K − C·e^λ (B|z has a small
+    // dispersion, and the residual falls with z); that crossing is located by bisection and gets panels of its own,
+    // scaled to the step's width.
+    const margin = (z: number) => this.interpolate(this.lnM1, this.dM1, z) + lnc - lnResidual(z);
+    const breaks: number[] = [-Z_LIMIT, end];
+    for (let z = -Z_LIMIT + 1.5; z < end; z += 1.5) breaks.push(z);
+    if (margin(-Z_LIMIT) < 0 && margin(end - 1e-12) > 0) {
+      let lo = -Z_LIMIT;
+      let hi = end;
+      for (let i = 0; i < 40 && hi - lo > 1e-8; i++) {
+        const mid = (lo + hi) / 2;
+        if (margin(mid) >= 0) hi = mid;
+        else lo = mid;
+      }
+      const h = 1e-5;
+      const slope = (margin(Math.min(hi + h, end)) - margin(Math.max(hi - h, -Z_LIMIT))) / (Math.min(hi + h, end) - Math.max(hi - h, -Z_LIMIT));
+      const l1 = this.interpolate(this.lnM1, this.dM1, hi);
+      const dispersion = Math.sqrt(Math.max(this.interpolate(this.lnM2, this.dM2, hi) - 2 * l1, 1e-12));
+      const width = Number.isFinite(slope) && slope > 0 ? dispersion / slope : 0.1;
+      for (const k of [-10, -4, -1.5, 0, 1.5, 4, 10]) breaks.push(hi + k * width);
+    }
+    if (zStar <= Z_LIMIT) for (let width = 0.5; width > 1e-3; width /= 4) breaks.push(end - width);
+    const points = breaks.filter((z) => z >= -Z_LIMIT && z <= end).sort((a, b) => a - b);
+    let integral = 0;
+    for (let i = 0; i + 1 < points.length; i++) {
+      const lo = points[i]!;
+      const hi = points[i + 1]!;
+      if (hi - lo < 1e-14) continue;
+      const half = (hi - lo) / 2;
+      const mid = (hi + lo) / 2;
+      let sum = 0;
+      for (let k = 0; k < GL.x.length; k++) sum += GL.w[k]! * integrand(mid + half * GL.x[k]!);
+      integral += sum * half;
+    }
+    return Math.min(1, upper + integral);
   }
 }
