@@ -286,10 +286,11 @@ export interface paths {
          *     1,000,000-path simulations of the same model (110 probabilities: horizons 1–50 years, σ 0.05–0.35,
          *     μ −0.05–0.15, with and without capital; the programs and their results are in the repository): median
          *     error 0.0003; within 0.001 (plus the simulation's sampling error) where the horizon's log variance
-         *     s²T ≤ 2.5, and within 0.005 up to s²T = 6.5 (worst 0.0049 at 50 years, σ 0.35, μ 0.03, no capital);
-         *     suggested contributions within 0.5 %. `assumptions.method_accuracy` states the bound that applies
-         *     (null beyond s²T = 6.5, where it has not been measured). Without contributions P is exact
-         *     (`method: closed_form`).
+         *     s²T ≤ 2.5, and within 0.005 up to s²T = 5. Beyond that, without capital, the error grows quickly
+         *     (0.0049 at s²T = 5.4; 0.014 at 6.4, i.e. 50 years at σ 0.35, μ −0.05, where P is overstated), and no
+         *     bound is claimed. Suggested contributions within 0.5 % where the bound is 0.001.
+         *     `assumptions.method_accuracy` states the bound that applies (null where none is claimed). Without
+         *     contributions P is exact (`method: closed_form`).
          *     With σ = 0 the model is deterministic: P is 1 when the (compounded) wealth reaches K, else 0.
          *
          *     **Results.** `required_growth_rate` = (K/C)^(1/T) − 1 (ignores contributions); null when
@@ -1280,7 +1281,8 @@ export interface components {
             /**
              * @description Documented bound on the absolute error of `probability` before rounding: 1e-6 for the closed
              *     form; for the conditional lognormal 0.001 when the horizon's log variance s²T ≤ 2.5 and 0.005 when
-             *     s²T ≤ 6.5 (measured against 1,000,000-path simulations); null beyond (not measured).
+             *     s²T ≤ 5 (measured against 1,000,000-path simulations); null beyond, where errors up to 0.014 were
+             *     measured (s²T = 6.4) and no bound is claimed.
              * @example 0.001
              */
             method_accuracy: number | null;

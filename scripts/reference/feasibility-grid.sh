@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates test/fixtures/feasibility-grid-reference.json: 30 cases × 3–4 targets at 1,000,000 seeded paths
+# Regenerates test/fixtures/feasibility-grid-reference.json: 34 cases × 3–4 targets at 1,000,000 seeded paths
 # (about a minute of one core). Usage: scripts/reference/feasibility-grid.sh [paths]
 set -e
 cd "$(dirname "$0")"
