@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { handlers } from '../handlers/index.js';
 import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
+import { bodyReadProblem } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimitStores, rateLimits } from './http/rate-limits.js';
@@ -100,12 +101,8 @@ export async function createApp(config: Config, services: Services, document: Do
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
-    const reply =
-      type === 'entity.too.large'
-        ? problemReply('payload-too-large', config.baseUrl, { detail: `The request body exceeds ${config.bodyLimitBytes} bytes.` })
-        : type === 'encoding.unsupported'
-          ? problemReply('unsupported-media-type', config.baseUrl, { detail: 'Send the request body without a Content-Encoding.' })
-          : problemReply('malformed-request', config.baseUrl, { detail: 'The request body could not be read.' });
+    const problem = bodyReadProblem(error, config.bodyLimitBytes);
+    const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });
     const state = (res.locals as { api: ApiRequestState }).api;
     state.log.warn({ type }, 'request body refused');
     reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };

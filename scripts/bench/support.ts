@@ -5,22 +5,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from '../../test/support/server.js';
+
+export { freePort };
 
 export const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });

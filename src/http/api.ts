@@ -9,7 +9,7 @@ import { OAuthError, ProblemError } from '../problems.js';
 import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
-import { parseBody } from './body.js';
+import { bodyReadProblem, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
@@ -66,14 +66,7 @@ export async function createApiMiddleware(
       : new Promise((resolve, reject) =>
           rawBody(req, res, (error?: unknown) => {
             if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : undefined);
-            const type = (error as { type?: string }).type;
-            reject(
-              type === 'entity.too.large'
-                ? new ProblemError('payload-too-large', `The request body exceeds ${bodyLimitBytes} bytes.`)
-                : type === 'encoding.unsupported'
-                  ? new ProblemError('unsupported-media-type', 'Send the request body without a Content-Encoding.')
-                  : new ProblemError('malformed-request', 'The request body could not be read.'),
-            );
+            reject(bodyReadProblem(error, bodyLimitBytes));
           }),
         );
   // Only request validators are compiled: openapi-backend's constructor would also compile one for every response

@@ -47,3 +47,11 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
     throw new ProblemError('malformed-request', `The request body is not valid JSON: ${(error as Error).message}.`);
   }
 }
+
+/** The problem for a body that could not be read (body-parser's error `type`): too large, encoded, or broken off. */
+export function bodyReadProblem(error: unknown, limitBytes: number): ProblemError {
+  const type = (error as { type?: string } | undefined)?.type;
+  if (type === 'entity.too.large') return new ProblemError('payload-too-large', `The request body exceeds ${limitBytes} bytes.`);
+  if (type === 'encoding.unsupported') return new ProblemError('unsupported-media-type', 'Send the request body without a Content-Encoding.');
+  return new ProblemError('malformed-request', 'The request body could not be read.');
+}

@@ -3,6 +3,11 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 
+/** The encoding a client prefers by q-value; on a tie brotli, then gzip (as the compression middleware chooses). */
+export function preferredEncoding(req: Request): 'br' | 'gzip' | 'identity' {
+  return (new Negotiator(req).encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip'] }) ?? 'identity') as 'br' | 'gzip' | 'identity';
+}
+
 /**
  * A body that never changes while the process runs (the published contract, the docs' assets), serialised and
  * compressed once — gzip 9 and brotli 9 (10 and 11 take ten times longer for 2 % less), too slow to repeat per request — and served in the
@@ -40,8 +45,7 @@ export class EncodedBody {
       res.status(304).end();
       return;
     }
-    // The client's order by q-value; on a tie brotli, then gzip (as the compression middleware chooses).
-    const encoding = (new Negotiator(req).encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip'] }) ?? 'identity') as 'br' | 'gzip' | 'identity';
+    const encoding = preferredEncoding(req);
     const body = this.bytes(encoding);
     if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
     res.setHeader('Content-Length', String(body.length));

@@ -5,6 +5,7 @@ import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import type { Config } from '../config.js';
 import { problemDocument } from '../problems.js';
+import { basicCredentials } from '../services/oauth.js';
 import type { ApiRequestState } from './api.js';
 import type { RouteTable } from './routes.js';
 
@@ -135,17 +136,11 @@ class ReadyRedisStore implements Store {
 
 /** The client's id at the token endpoint (Basic credentials or the form's client_id), for the failure limit. */
 function tokenClientId(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  if (header?.startsWith('Basic ')) {
-    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon > 0) {
-      try {
-        return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
-      } catch {
-        return decoded.slice(0, colon);
-      }
-    }
+  try {
+    const basic = basicCredentials(req.headers.authorization);
+    if (basic) return basic.id;
+  } catch {
+    return undefined; // refused as invalid_client before any secret is checked
   }
   if (Buffer.isBuffer(req.body)) return new URLSearchParams(req.body.toString('utf8')).get('client_id') ?? undefined;
   return undefined;

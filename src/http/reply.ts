@@ -1,8 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
-import Negotiator from 'negotiator';
 import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
-import type { EncodedBody } from './encoded.js';
+import { preferredEncoding, type EncodedBody } from './encoded.js';
 
 export interface Reply {
   status: number;
@@ -58,7 +57,7 @@ export function sendReply(res: Response, reply: Reply): void {
   // rather than by the compression middleware, which wraps every response's stream — measured, a twentieth of a
   // light request's CPU, for the many answers too small to compress.
   res.vary('Accept-Encoding');
-  const encoding = new Negotiator(res.req).encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip'] });
+  const encoding = preferredEncoding(res.req);
   if (encoding === 'br') {
     res.setHeader('Content-Encoding', 'br');
     res.end(brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }));

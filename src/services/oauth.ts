@@ -11,7 +11,8 @@ export interface TokenRequestForm {
   resource?: string;
 }
 
-function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+/** The client id and secret of an HTTP Basic header (RFC 6749 section 2.3.1), null without one; OAuthError when malformed. */
+export function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
   if (!header) return null;
   const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
   if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret.');
