@@ -43,8 +43,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
   let credentials: DemoCredentials | undefined;
   const seed = prepare && demo ? async (services: Services) => (credentials = await seedDemo(services, config.dataDir)) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });
-  if (credentials) printDemo(config, credentials, running.dashboard.url);
-  logger.info({ port: running.port, baseUrl: config.baseUrl, dashboardPort: running.dashboard.port, dashboardUrl: running.dashboard.url, database: db.kind }, prepare ? 'serving' : 'worker serving');
+  // The handlers are in place before anything announces the service: whoever reads "serving" may signal at once.
   onSignals(async (signal) => {
     logger.info({ signal }, 'draining in-flight requests');
     const { forced } = await running.drain();
@@ -53,6 +52,8 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
     logger.info('stopped');
     process.exit(0);
   });
+  if (credentials) printDemo(config, credentials, running.dashboard.url);
+  logger.info({ port: running.port, baseUrl: config.baseUrl, dashboardPort: running.dashboard.port, dashboardUrl: running.dashboard.url, database: db.kind }, prepare ? 'serving' : 'worker serving');
 }
 
 /**
