@@ -464,7 +464,8 @@ export type DailyReportList = {
 /** How feasibility probabilities were computed (see the REST operation). */
 export type FeasibilityMethod =
   | 'closed_form'
-  | 'conditional_lognormal';
+  | 'conditional_lognormal'
+  | 'log_grid_convolution';
 
 export type FeasibilityAssumptions = {
   __typename?: 'FeasibilityAssumptions';

@@ -23,26 +23,13 @@
 //   E[e^{ΣR} | λ]        = exp(Σμ + Σv·d + Σv/2 − (Σv)²/(2V) + Σ_{pairs} min(v_i, v_j))   (pairs and triples)
 // and Σ_{pairs} min(v) depends on the sorted indices only through 2u_1 + u_2 (triples) or u_1 (pairs), so the
 // double and triple sums group by t = Σu into O(n) terms whose weights come from prefix sums (pairs) and an O(n²)
-// difference array (triples), computed once per horizon. Accuracy: see wealthMethodAccuracy.
+// difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (wealth-grid.ts)
+// where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
+// service uses the log grid (feasibility.ts).
 import { normalCdf } from './normal.js';
 
 /** Annual log-return N(m, s²). */
 export interface LogModel { m: number; s2: number }
-
-export const WEALTH_METHOD = 'conditional_lognormal';
-/**
- * Documented bound on the method's probability error (absolute) for a log-variance s²T of the horizon, from the
- * seeded 1,000,000-path references (test/fixtures/feasibility-*reference.json; horizons 1–50 y, σ 0.05–0.35,
- * μ −0.05–0.15): within 0.001 up to s²T = 2.5 and within 0.005 up to s²T = 5 (measured 0.0033 at 4.6). Beyond, the
- * error of the three-moment fit grows quickly without capital (0.0049 at s²T = 5.4, 0.014 at 6.4: 50 y, σ 0.35,
- * μ −0.05), so no bound is claimed: null.
- */
-export function wealthMethodAccuracy(model: LogModel, years: number): number | null {
-  const variance = model.s2 * years;
-  if (variance <= 2.5) return 0.001;
-  if (variance <= 5) return 0.005;
-  return null;
-}
 
 const Z_MAX = 6.5;
 /** The outer integral stops at |z| = 6.5 (the normal mass beyond is below 1e-10). */
@@ -51,7 +38,7 @@ const TABLE_STEP = 0.25;
 /** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
 const DETERMINISTIC_TOLERANCE = 1e-12;
 
-function gaussLegendre(n: number): { x: number[]; w: number[] } {
+export function gaussLegendre(n: number): { x: number[]; w: number[] } {
   const x: number[] = [];
   const w: number[] = [];
   for (let i = 0; i < n; i++) {
