@@ -111,6 +111,45 @@ class PowerSum {
   }
 }
 
+/**
+ * Third moment: sorted triples u1 ≤ u2 ≤ u3 have Σ_{pairs} min(v) = b²·(2u1 + u2) + 3s²f; lnG3[T] =
+ * ln Σ_{u1+u2+u3 = T} (multiplicity)·e^{b²(2u1 + u2)}, accumulated over (u1, u2) with a difference array: O(n²), and
+ * independent of the leftover fraction, so kept for the horizons a search visits (0.01-year steps share months).
+ */
+const tripleCache = new Map<string, Float64Array>();
+function tripleWeights(n: number, b2: number): Float64Array {
+  const key = `${n}|${b2}`;
+  const known = tripleCache.get(key);
+  if (known) return known;
+  const triples = 3 * n - 2;
+  const lnG3 = new Float64Array(triples);
+  const power = new Float64Array(n);
+  for (let u = 0; u < n; u++) power[u] = Math.exp(b2 * u);
+  const point = new Float64Array(triples + 1);
+  const diff = new Float64Array(triples + 1);
+  for (let u1 = 0; u1 < n; u1++) {
+    for (let u2 = u1; u2 < n; u2++) {
+      const w = power[u1]! * power[u1]! * power[u2]!;
+      const equal = u1 === u2;
+      point[u1 + 2 * u2]! += (equal ? 1 : 3) * w;
+      const from = u1 + 2 * u2 + 1;
+      const to = u1 + u2 + n - 1;
+      if (from <= to) {
+        diff[from]! += (equal ? 3 : 6) * w;
+        diff[to + 1]! -= (equal ? 3 : 6) * w;
+      }
+    }
+  }
+  let running = 0;
+  for (let t = 0; t < triples; t++) {
+    running += diff[t]!;
+    lnG3[t] = Math.log(point[t]! + running);
+  }
+  if (tripleCache.size >= 32) tripleCache.delete(tripleCache.keys().next().value!);
+  tripleCache.set(key, lnG3);
+  return lnG3;
+}
+
 /** Wealth at a horizon of `months` whole months plus a `fraction` of a year: P for any capital, contribution, target. */
 export class ContributionLaw {
   readonly months: number;
@@ -169,34 +208,8 @@ export class ContributionLaw {
       if (t % 2 === 0) g -= Math.exp((b2 * t) / 2);
       lnG[t] = Math.log(g);
     }
-    // Third moment: sorted triples u1 ≤ u2 ≤ u3 have Σ_{pairs} min(v) = b²·(2u1 + u2) + 3s²f; lnG3[T] =
-    // ln Σ_{u1+u2+u3 = T} (multiplicity)·e^{b²(2u1 + u2)}, accumulated over (u1, u2) with a difference array.
     const triples = 3 * n - 2;
-    const lnG3 = new Float64Array(third ? triples : 0);
-    if (third) {
-      const power = new Float64Array(n);
-      for (let u = 0; u < n; u++) power[u] = Math.exp(b2 * u);
-      const point = new Float64Array(triples + 1);
-      const diff = new Float64Array(triples + 1);
-      for (let u1 = 0; u1 < n; u1++) {
-        for (let u2 = u1; u2 < n; u2++) {
-          const w = power[u1]! * power[u1]! * power[u2]!;
-          const equal = u1 === u2;
-          point[u1 + 2 * u2]! += (equal ? 1 : 3) * w;
-          const from = u1 + 2 * u2 + 1;
-          const to = u1 + u2 + n - 1;
-          if (from <= to) {
-            diff[from]! += (equal ? 3 : 6) * w;
-            diff[to + 1]! -= (equal ? 3 : 6) * w;
-          }
-        }
-      }
-      let running = 0;
-      for (let t = 0; t < triples; t++) {
-        running += diff[t]!;
-        lnG3[t] = Math.log(point[t]! + running);
-      }
-    }
+    const lnG3 = third ? tripleWeights(n, b2) : new Float64Array(0);
     const v1 = (u: number) => b2 * u + s2 * f;
     const v2 = (t: number) => b2 * t + 2 * s2 * f;
     const base1 = new Float64Array(n);
