@@ -61,10 +61,8 @@ function requestLog(logger: Logger): RequestHandler {
       else if (res.statusCode >= 500) logger.error(line, 'request completed');
       else logger.info(line, 'request completed');
     };
-    res.once('finish', () => done(true));
-    res.once('close', () => {
-      if (!res.writableFinished) done(false);
-    });
+    // 'close' follows 'finish' on every response (keep-alive too); one listener tells completed from aborted.
+    res.once('close', () => done(res.writableFinished));
     next();
   };
 }

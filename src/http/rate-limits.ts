@@ -156,7 +156,7 @@ function tokenClientId(req: Request): string | undefined {
  * Over a limit: 429 with `Retry-After` and the IANA quota-exceeded problem; at the token endpoint in the RFC 6749
  * error format (`slow_down`), which OAuth clients read.
  */
-export function rateLimits(config: Config, stores: RateLimitStores, routes: () => RouteTable | undefined): RequestHandler[] {
+export function rateLimits(config: Config, stores: RateLimitStores, routes: () => RouteTable | undefined): RequestHandler {
   const iana = (detail: string, policy: string) => ({ ...problemDocument('quota-exceeded', config.baseUrl, { detail }), 'violated-policies': [policy] });
   const tooMany = (policy: string, detail: (limit: number) => string, oauth: boolean): Options['handler'] => (req, res, _next, options) => {
     const state = (res.locals as { api?: ApiRequestState }).api;
@@ -185,7 +185,6 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
     limit: config.rateLimitPerMinute,
     identifier: 'route',
     store: stores.store('route'),
-    skip: (req) => UNLIMITED.has(req.path) || req.path === TOKEN_PATH,
     keyGenerator: (req) => `${ip(req)} ${route(req)}`,
     handler: tooMany('route', (limit) => `At most ${limit} requests a minute per client address and route; retry after Retry-After seconds.`, false),
   });
@@ -194,7 +193,6 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
     limit: config.tokenRateLimitPerMinute,
     identifier: 'token',
     store: stores.store('token'),
-    skip: (req) => req.path !== TOKEN_PATH,
     keyGenerator: (req) => ip(req),
     handler: tooMany('token', (limit) => `At most ${limit} token requests a minute per client address; retry after Retry-After seconds.`, true),
   });
@@ -209,9 +207,15 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
     skipSuccessfulRequests: true,
     // Only the failures count: a 429 of the other limits is not a failed authentication.
     requestWasSuccessful: (_req: Request, res: Response) => res.statusCode < 400 || res.statusCode === 429,
-    skip: (req) => req.path !== TOKEN_PATH || !tokenClientId(req),
+    skip: (req) => !tokenClientId(req),
     keyGenerator: (req) => tokenClientId(req)!,
     handler: tooMany('token-failures', (limit) => `This client failed authentication ${limit} times in a minute; wait Retry-After seconds before trying again.`, true),
   });
-  return [perRoute, token, failures];
+  // One limiter per request: the token endpoint's two, or the route limit. (Chained as three middlewares, each
+  // async with its own skip check, every request paid for all three.)
+  return (req, res, next) => {
+    if (req.path === TOKEN_PATH) return token(req, res, (error?: unknown) => (error ? next(error) : failures(req, res, next)));
+    if (UNLIMITED.has(req.path)) return next();
+    return perRoute(req, res, next);
+  };
 }
