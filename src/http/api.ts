@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import Ajv2020 from 'ajv/dist/2020.js';
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
@@ -40,7 +40,8 @@ export interface ApiRequestState {
   log: Logger;
 }
 
-type Invoke = (operation: Operation, parsed: ReturnType<typeof parseMatchedRequest>, actor: Actor | null, state: ApiRequestState, services: Services) => Promise<Reply>;
+type Parsed = ReturnType<typeof parseMatchedRequest>;
+type Invoke = (operation: Operation, parsed: Parsed, actor: Actor | null, state: ApiRequestState, services: Services) => Promise<Reply>;
 
 /**
  * The REST adapter. openapi-backend supplies the dereferenced contract, its operation list and the request
@@ -77,20 +78,42 @@ export async function createApiMiddleware(
   validator.preCompileRequestValidators();
 
   // The operation list, built once (openapi-backend's router rebuilds every operation object through lodash on each
-  // getOperations() call, which its validator makes per request); requests matched here are parsed directly
-  // (parseMatchedRequest: same answers as the router's parseRequest, see test/unit/routes.test.ts).
+  // getOperations() call, which its validator makes when it looks an operation up).
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
   const routes = new RouteTable(operations);
   // Operations that declare the Idempotency-Key header (every POST that takes a bearer token).
   const keyed = new Set(operations.filter((op) => (op.parameters ?? []).some((p) => 'name' in p && p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')));
-  const matched = new WeakMap<object, Operation>();
-  const parseRequest = api.router.parseRequest.bind(api.router);
-  api.router.parseRequest = ((request: ParsableRequest, operation?: Operation) => {
-    const known = matched.get(request);
-    if (!known || (operation && operation !== known)) return parseRequest(request as never, operation);
-    return parseMatchedRequest(routes, request, known);
-  }) as typeof api.router.parseRequest;
+
+  /**
+   * openapi-backend's validateRequest for a request matched and parsed here (parseMatchedRequest: the router's
+   * parseRequest answers, test/unit/routes.test.ts): the same compiled validators on the same parameter object, with
+   * the same coercion of the query, without a second parse and its lodash walks. Its array and JSON-content query
+   * handling is left out: the spec has no such parameter (held by the same test).
+   */
+  const validate = (operation: Operation, request: ParsableRequest, parsed: Parsed): ErrorObject[] | null => {
+    const errors: ErrorObject[] = [];
+    if (typeof request.body !== 'object' && request.body !== undefined) {
+      const formats = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+      if (formats.length === 1 && formats[0] === 'application/json') {
+        try {
+          JSON.parse(`${request.body as string}`);
+        } catch (error) {
+          errors.push({ keyword: 'parse', instancePath: '', schemaPath: '#/requestBody', params: [], message: (error as Error).message });
+        }
+      }
+    }
+    // Path parameters are validated (and coerced) on a copy: handlers get them as strings.
+    const parameters: Record<string, unknown> = { path: { ...parsed.params }, query: parsed.query, header: parsed.headers, cookie: parsed.cookies };
+    const rawType = parsed.headers['content-type'];
+    const contentType = String((Array.isArray(rawType) ? rawType[0] : rawType) || '').split(';')[0]!.trim().toLowerCase();
+    if (typeof parsed.requestBody === 'object' || contentType === 'application/json') parameters.requestBody = parsed.requestBody;
+    for (const check of validator.getRequestValidatorsForOperation(operation.operationId!) ?? []) {
+      check(parameters);
+      if (check.errors) errors.push(...check.errors);
+    }
+    return errors.length ? errors : null;
+  };
 
   const invoke: Invoke = async (operation, parsed, actor, state, services) => {
     const handler = (handlers as unknown as Record<string, ((c: unknown) => Promise<Reply>) | undefined>)[operation.operationId!];
@@ -103,7 +126,7 @@ export async function createApiMiddleware(
     return { ...result, contentType: 'application/json' };
   };
 
-  const validationFailure = (operation: Operation, errors: NonNullable<ReturnType<typeof validator.validateRequest>['errors']>): Reply => {
+  const validationFailure = (operation: Operation, errors: ErrorObject[]): Reply => {
     const body = Object.values((operation.requestBody as { content?: Record<string, { schema?: { required?: string[] } }> } | undefined)?.content ?? {})[0]?.schema;
     const fields = fieldErrors(errors, body);
     // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
@@ -139,12 +162,11 @@ export async function createApiMiddleware(
     // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
     const apiRequest: ParsableRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers, body };
-    matched.set(apiRequest, operation);
-    const validation = validator.validateRequest(apiRequest as never, operation);
-    if (validation.errors) return validationFailure(operation, validation.errors);
     // Handlers get the query as validation coerced it (numbers, booleans) and path parameters as strings, as
     // openapi-backend's handleRequest gave them.
-    const parsed = parseMatchedRequest(routes, { ...apiRequest, query: (validation.coerced as ParsableRequest).query }, operation);
+    const parsed = parseMatchedRequest(routes, apiRequest, operation);
+    const errors = validate(operation, apiRequest, parsed);
+    if (errors) return validationFailure(operation, errors);
     const key = req.headers['idempotency-key'];
     if (typeof key === 'string' && actor && keyed.has(operation)) {
       const request = { accountId: actor.accountId, clientId: actor.clientId, operationId: operation.operationId!, key, fingerprint: fingerprint(req.method, RouteTable.normalize(req.path), body) };
