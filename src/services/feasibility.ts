@@ -424,12 +424,12 @@ function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggesti
 }
 
 /**
- * The first horizon on the 0.01-year grid in (0, 100] whose probability reaches q. Where the conditional lognormal
- * applies (s²T ≤ 1) and already reaches q at its last horizon, the two-moment fit (cheap month by month) says where
- * to look — the first horizon within 0.05 of q — then the crossing is bracketed by steps that double and bisected
- * (P need not be monotone in T over the whole range, but is near the answer). Beyond, one log grid steps forward
- * month by month and every horizon on the 0.01-year grid is read from it in turn (grid.ts: the leftover fraction
- * is integrated when read), so the first one reaching q is found exactly.
+ * The first horizon on the 0.01-year grid in (0, 100] whose probability reaches q. The two-moment fit (cheap month
+ * by month, at most 0.02 off where the conditional lognormal applies, s²T ≤ 1) says where to look there — the first
+ * horizon within 0.05 of q — and the crossing is bracketed by steps that double and bisected (P need not be monotone
+ * in T over the whole range, but is near the answer). When it is not there, one log grid steps forward month by
+ * month and every horizon on the 0.01-year grid beyond is read from it in turn (the leftover fraction is integrated
+ * when read), so the first one reaching q is found exactly.
  */
 function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
   const unit = 10 ** -HORIZON_DECIMALS;
@@ -441,20 +441,21 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   };
   // The last horizon on the conditional lognormal.
   const switchAt = Math.min(steps, Math.floor((CONDITIONAL_UP_TO / s.model.s2) * 10 ** HORIZON_DECIMALS + 1e-9));
-  if (switchAt >= 1 && at(switchAt) >= q) {
-    const wealth = new WealthMoments(s.capital, s.monthly, s.model);
-    let start = switchAt;
-    for (let j = 1; j < switchAt; j++) {
-      const years = j * unit;
-      const months = wholeMonths(years);
-      wealth.advanceTo(months);
-      if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) >= q - 0.05) {
-        start = j;
-        break;
-      }
+  // Where the two-moment fit (at most 0.02 off there) first comes within 0.05 of q, if it does before switchAt.
+  const wealth = new WealthMoments(s.capital, s.monthly, s.model);
+  let start = 0;
+  for (let j = 1; j <= switchAt; j++) {
+    const years = j * unit;
+    const months = wholeMonths(years);
+    wealth.advanceTo(months);
+    if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) >= q - 0.05) {
+      start = j;
+      break;
     }
-    let lo: number; // P < q
-    let hi: number; // P ≥ q
+  }
+  if (start) {
+    let lo = 0; // P < q
+    let hi = 0; // P ≥ q
     if (at(start) >= q) {
       hi = start;
       for (let step = 25; ; step *= 2) {
@@ -464,18 +465,23 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       }
     } else {
       lo = start;
-      for (let step = 25; ; step *= 2) {
-        hi = Math.min(switchAt, lo + step);
-        if (at(hi) >= q) break;
-        lo = hi;
+      for (let step = 25; lo < switchAt; step *= 2) {
+        const next = Math.min(switchAt, lo + step);
+        if (at(next) >= q) {
+          hi = next;
+          break;
+        }
+        lo = next;
       }
     }
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (at(mid) >= q) hi = mid;
-      else lo = mid;
+    if (hi) {
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (at(mid) >= q) hi = mid;
+        else lo = mid;
+      }
+      return found(hi);
     }
-    return found(hi);
   }
   if (switchAt >= steps) return unattainable(NOT_WITHIN_MAX_HORIZON); // no horizon on the grid (e.g. σ = 0)
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
