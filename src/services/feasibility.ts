@@ -122,6 +122,19 @@ class WealthMoments {
     }
   }
 
+  /**
+   * An upper bound on P(W ≥ target) after a further `fraction` of a year: Cantelli's inequality on the exact mean
+   * and variance (P(W − E ≥ d) ≤ Var / (Var + d²) for d > 0), whatever the law's shape.
+   */
+  atMost(target: number, fraction: number): number {
+    const { m, s2 } = this.model;
+    const mean = this.mean * Math.exp((m + s2 / 2) * fraction);
+    if (target <= mean) return 1;
+    const variance = mean * mean * (this.cv2 * Math.exp(s2 * fraction) + Math.expm1(s2 * fraction));
+    const gap = target - mean;
+    return variance / (variance + gap * gap);
+  }
+
   /** The lognormal with the same first two moments as wealth after a further `fraction` of a year without contributions. */
   lawAfter(fraction: number): WealthLaw {
     const { m, s2 } = this.model;
@@ -439,6 +452,20 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
     const years = Number((j * unit).toFixed(HORIZON_DECIMALS));
     return { kind: 'horizon_needed', ...REACHED, horizon_years: years, probability: prob(years) };
   };
+  // No horizon before `possible` can reach q: Cantelli's bound on the exact moments is below it (with a margin for
+  // the methods' error); when no horizon is possible at all, nothing more is computed.
+  const bound = new WealthMoments(s.capital, s.monthly, s.model);
+  let possible = 0;
+  for (let j = 1; j <= steps; j++) {
+    const years = j * unit;
+    const months = wholeMonths(years);
+    bound.advanceTo(months);
+    if (bound.atMost(s.target, Math.max(0, years - months / 12)) >= q - 0.001) {
+      possible = j;
+      break;
+    }
+  }
+  if (!possible) return unattainable(NOT_WITHIN_MAX_HORIZON);
   // The last horizon on the conditional lognormal.
   const switchAt = Math.min(steps, Math.floor((CONDITIONAL_UP_TO / s.model.s2) * 10 ** HORIZON_DECIMALS + 1e-9));
   // Where the two-moment fit (at most 0.02 off there) first comes within 0.05 of q, if it does before switchAt.
@@ -492,7 +519,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   const { m, s2 } = s.model;
   const reach = Math.exp(Math.max(0, m / 12) + 6.5 * Math.sqrt(s2 / 12));
   let hopeless = -1; // the last month known not to reach q
-  for (let j = Math.max(1, switchAt + 1); j <= steps; j++) {
+  for (let j = Math.max(1, switchAt + 1, possible); j <= steps; j++) {
     const years = j * unit;
     const months = wholeMonths(years);
     if (months < 1) {
