@@ -253,18 +253,19 @@ function reaches(at: Scenario, q: number, prob: (x: number) => number, fast: (x:
  * Where the increasing accurate `prob` reaches q, from the conditional lognormal's answer: the two differ by a
  * small offset that varies slowly (a few tenths of a percentage point), so solving fast(x) = q − offset(x) with the
  * cheap method and re-reading the offset converges in two or three accurate evaluations (each one a new grid when
- * x changes the start ratio C/c). Ends with a bracket, so the answer is exact to `resolution` whatever the offset.
+ * x changes the start ratio C/c); when that does not settle, a bracket makes the answer exact to `resolution`.
  */
 function solveOnGrid(
   prob: (x: number) => number, fast: (x: number) => number, q: number, estimate: number, max: number, resolution: number,
 ): number {
   const fastSolve = (level: number) => (fast(max) < level ? max : bisect(fast, level, max, resolution));
   let x = estimate;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 4; i++) {
     const next = fastSolve(Math.min(1, Math.max(0, q - (prob(x) - fast(x)))));
-    const moved = Math.abs(next - x);
+    // Converged: the offset read at x puts the answer within `resolution` of x (the rounding that follows checks
+    // the rounded value and the one a unit below on the accurate method).
+    if (Math.abs(next - x) <= resolution) return next;
     x = next;
-    if (moved <= resolution) break;
   }
   return refineIncreasing(prob, q, x, max, resolution);
 }
@@ -437,12 +438,12 @@ function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggesti
 }
 
 /**
- * The first horizon on the 0.01-year grid in (0, 100] whose probability reaches q. The two-moment fit (cheap month
- * by month, at most 0.02 off where the conditional lognormal applies, s²T ≤ 1) says where to look there — the first
- * horizon within 0.05 of q — and the crossing is bracketed by steps that double and bisected (P need not be monotone
- * in T over the whole range, but is near the answer). When it is not there, one log grid steps forward month by
- * month and every horizon on the 0.01-year grid beyond is read from it in turn (the leftover fraction is integrated
- * when read), so the first one reaching q is found exactly.
+ * The first horizon on the 0.01-year grid in (0, 100] whose probability reaches q. Horizons before the first one
+ * where Cantelli's bound on the exact moments allows q are passed over (none at all when no horizon allows it); from
+ * there one log grid steps forward month by month and each horizon is read from it in turn (the leftover fraction
+ * integrated when read), so the first one reaching q is found exactly. Up to s²T = 1, where the answer's probability
+ * is the conditional lognormal's (within 0.0005 of the grid's), that method confirms it and its own first crossing
+ * next to the grid's is the answer. At σ = 0, P is a step in T, bisected.
  */
 function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
   const unit = 10 ** -HORIZON_DECIMALS;
@@ -468,49 +469,18 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   if (!possible) return unattainable(NOT_WITHIN_MAX_HORIZON);
   // The last horizon on the conditional lognormal.
   const switchAt = Math.min(steps, Math.floor((CONDITIONAL_UP_TO / s.model.s2) * 10 ** HORIZON_DECIMALS + 1e-9));
-  // Where the two-moment fit (at most 0.02 off there) first comes within 0.05 of q, if it does before switchAt.
-  const wealth = new WealthMoments(s.capital, s.monthly, s.model);
-  let start = 0;
-  for (let j = 1; j <= switchAt; j++) {
-    const years = j * unit;
-    const months = wholeMonths(years);
-    wealth.advanceTo(months);
-    if (probabilityFromLaw(wealth.lawAfter(Math.max(0, years - months / 12)), s.target) >= q - 0.05) {
-      start = j;
-      break;
+  if (s.model.s2 === 0) {
+    // Deterministic wealth: P is 0 or 1 and rises with T (contributions only add); bisected on the grid.
+    if (at(steps) < q) return unattainable(NOT_WITHIN_MAX_HORIZON);
+    let lo = possible - 1;
+    let hi = steps;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (at(mid) >= q) hi = mid;
+      else lo = mid;
     }
+    return found(hi);
   }
-  if (start) {
-    let lo = 0; // P < q
-    let hi = 0; // P ≥ q
-    if (at(start) >= q) {
-      hi = start;
-      for (let step = 25; ; step *= 2) {
-        lo = Math.max(0, hi - step);
-        if (at(lo) < q) break;
-        hi = lo;
-      }
-    } else {
-      lo = start;
-      for (let step = 25; lo < switchAt; step *= 2) {
-        const next = Math.min(switchAt, lo + step);
-        if (at(next) >= q) {
-          hi = next;
-          break;
-        }
-        lo = next;
-      }
-    }
-    if (hi) {
-      while (hi - lo > 1) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (at(mid) >= q) hi = mid;
-        else lo = mid;
-      }
-      return found(hi);
-    }
-  }
-  if (switchAt >= steps) return unattainable(NOT_WITHIN_MAX_HORIZON); // no horizon on the grid (e.g. σ = 0)
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
   const level = s.target / s.monthly;
   // Within a month only the leftover fraction's return Y moves P, and P(L + Y ≥ x) ≤ P(L ≥ x − t) + P(Y ≥ t): with
@@ -519,7 +489,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   const { m, s2 } = s.model;
   const reach = Math.exp(Math.max(0, m / 12) + 6.5 * Math.sqrt(s2 / 12));
   let hopeless = -1; // the last month known not to reach q
-  for (let j = Math.max(1, switchAt + 1, possible); j <= steps; j++) {
+  for (let j = Math.max(1, possible); j <= steps; j++) {
     const years = j * unit;
     const months = wholeMonths(years);
     if (months < 1) {
@@ -534,9 +504,14 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       continue;
     }
     if (law.exceeds(level, fraction) >= q) {
-      // The answer's probability is read from this very grid (a copy kept where `probability` looks).
-      remember(gridLaws, gridKey(months, s.model, s.capital / s.monthly), law.snapshot());
-      if (at(j) >= q) return found(j);
+      // The answer's probability is read from this very grid (a copy kept where `probability` looks) — or, up to
+      // s²T = 1, from the conditional lognormal, which may differ by up to 0.0005: then its own first crossing
+      // next to this one is the answer.
+      if (j > switchAt) remember(gridLaws, gridKey(months, s.model, s.capital / s.monthly), law.snapshot());
+      if (at(j) >= q) {
+        while (j <= switchAt && j > possible && at(j - 1) >= q) j--;
+        return found(j);
+      }
     }
   }
   return unattainable(NOT_WITHIN_MAX_HORIZON);
