@@ -1198,18 +1198,20 @@ export interface components {
              *     | market | currency | expected_return (μ) | volatility (σ) | source |
              *     |---|---|---|---|---|
              *     | US | USD | 0.1166 | 0.1955 | Damodaran, Historical Returns on Stocks, Bonds and Bills, NYU Stern (https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/histretSP.html): arithmetic mean and sample standard deviation of the S&P 500's annual total returns (dividends included) 1928–2023, recomputed by a test from the returns shipped in `data/` |
-             *     | CA | CAD | 0.09 | 0.16 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
-             *     | GB | GBP | 0.08 | 0.15 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
-             *     | DE | EUR | 0.08 | 0.19 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
-             *     | JP | JPY | 0.07 | 0.18 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
-             *     | AU | AUD | 0.09 | 0.15 | Long-run nominal annual equity total returns (arithmetic mean, rounded) and volatility (standard deviation), after Dimson, Marsh & Staunton, UBS Global Investment Returns Yearbook 2024, country tables |
+             *     | CA | CAD | — | — | none: `assumptions` required |
+             *     | GB | GBP | — | — | none: `assumptions` required |
+             *     | DE | EUR | — | — | none: `assumptions` required |
+             *     | JP | JPY | — | — | none: `assumptions` required |
+             *     | AU | AUD | — | — | none: `assumptions` required |
              *
              *     μ is the arithmetic mean and σ the standard deviation of annual nominal returns; the model is
-             *     described in the operation. Every market's values are historical (`basis: historical`), none is a
-             *     forward-looking estimate. Only US is reproducible here: its 96 annual returns ship with the service
-             *     and a test recomputes μ and σ from them (period 1928–2023). The other markets' values are the
-             *     rounded long-run figures shown, kept while no data set for them has been sourced; their `period` is
-             *     null. Past returns do not guarantee future results.
+             *     described in the operation. A market's default values ship only where they can be reproduced: US,
+             *     whose 96 annual returns ship with the service and from which a test recomputes μ and σ (historical,
+             *     period 1928–2023; none is a forward-looking estimate). For the other markets no data set of their
+             *     returns ships and no source stating exact figures is cited, so a request for them must carry the
+             *     caller's own `assumptions` (an adviser's capital-market assumptions); without them it is 400
+             *     `validation-error` pointing at `/assumptions`. Their currency and minor unit still apply. Past
+             *     returns do not guarantee future results.
              */
             market: components["schemas"]["MarketCode"];
             /**
@@ -1224,7 +1226,10 @@ export interface components {
             confidence?: number;
             assumptions?: components["schemas"]["FeasibilityAssumptionsOverride"];
         };
-        /** @description The caller's own capital-market assumptions, replacing the market's (for example an advisor's). */
+        /**
+         * @description The caller's own capital-market assumptions (for example an adviser's), replacing the market's;
+         *     required for every market but US, which alone ships reproducible defaults (see `market`).
+         */
         FeasibilityAssumptionsOverride: {
             /**
              * @description Arithmetic mean μ of annual returns (fraction, 0.07 = 7 %).
@@ -1312,7 +1317,7 @@ export interface components {
             basis: "historical" | "request";
             /**
              * @description Years the historical statistics cover (`1928–2023` for US, recomputed from the data set shipped in
-             *     `data/`); null for request overrides and for markets whose data set is not shipped.
+             *     `data/`); null for the caller's own `assumptions`.
              * @example 1928–2023
              */
             period: string | null;

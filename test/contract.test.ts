@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { handlers } from '../handlers/index.js';
 import { problemTypes } from '../generated/problem-types.js';
 import { loadDocument } from '../src/document.js';
-import { supportedMarkets } from '../src/services/markets.js';
+import { MARKETS, supportedMarkets } from '../src/services/markets.js';
 
 const document = loadDocument() as any;
 const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
@@ -25,6 +25,19 @@ describe('the contract and the code agree', () => {
     expect(supported!.enum).to.deep.equal(supportedMarkets());
     expect(new RegExp(wellFormed!.pattern).test('FR')).to.equal(true);
     expect(new RegExp(marketCode.pattern).test('us')).to.equal(false);
+  });
+
+  it('the market table in the spec gives the defaults markets.ts ships, and none where it ships none', () => {
+    const table = String(document.components.schemas.GoalFeasibilityRequest.properties.market.description);
+    for (const code of supportedMarkets()) {
+      const row = table.split('\n').find((line) => line.startsWith(`| ${code} |`));
+      expect(row, code).to.be.a('string');
+      const [, , currency, mu, sigma] = row!.split('|').map((cell) => cell.trim());
+      const market = MARKETS[code]!;
+      expect(currency, code).to.equal(market.currency);
+      expect(mu, code).to.equal(market.assumptions ? String(market.assumptions.expected_return) : '—');
+      expect(sigma, code).to.equal(market.assumptions ? String(market.assumptions.volatility) : '—');
+    }
   });
 
   it('every operationId has a handler and every handler an operation', () => {

@@ -1,8 +1,8 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
 import { ContributionLaw, type LogModel } from './wealth.js';
 import { GridWealth } from './wealth-grid.js';
-import { UnsupportedMarketError } from './errors.js';
-import { getMarket, supportedMarkets } from './markets.js';
+import { invalidField, UnsupportedMarketError } from './errors.js';
+import { getMarket, marketsWithAssumptions, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
 
 export interface FeasibilityInput {
@@ -33,7 +33,7 @@ export interface FeasibilityAssumptions {
   reference: string;
   /** `historical`: statistics of past annual returns (every market's); `request`: the caller's own figures. */
   basis: 'historical' | 'request';
-  /** Years the historical statistics cover (`1928–2023` for US); null for request overrides or when not shipped. */
+  /** Years the historical statistics cover (`1928–2023` for US); null for request overrides. */
   period: string | null;
 }
 
@@ -576,9 +576,14 @@ function requiredGrowthRate(capital: number, target: number, years: number): num
 export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
   const market = getMarket(input.market);
   if (!market) throw new UnsupportedMarketError([input.market], supportedMarkets());
+  const own = input.assumptions;
+  const defaults = market.assumptions;
+  if (!own && !defaults) {
+    throw invalidField('assumptions', `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} (recomputed from a shipped data set); give your own expected_return and volatility`);
+  }
   const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
-  const expectedReturn = input.assumptions?.expected_return ?? market.expected_return;
-  const volatility = input.assumptions?.volatility ?? market.volatility;
+  const expectedReturn = own?.expected_return ?? defaults!.expected_return;
+  const volatility = own?.volatility ?? defaults!.volatility;
   const s: Scenario = {
     capital: input.capital,
     target: input.target,
@@ -599,10 +604,10 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       volatility,
       model: 'lognormal',
       ...method(s),
-      source: input.assumptions ? 'request' : 'market',
-      reference: input.assumptions ? 'supplied by the caller' : market.reference,
-      basis: input.assumptions ? 'request' : market.basis,
-      period: input.assumptions ? null : market.period,
+      source: own ? 'request' : 'market',
+      reference: own ? 'supplied by the caller' : defaults!.reference,
+      basis: own ? 'request' : defaults!.basis,
+      period: own ? null : defaults!.period,
     },
     suggestions: [
       rounded(capitalNeeded(s, z, decimals, confidence)),

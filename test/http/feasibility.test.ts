@@ -35,8 +35,8 @@ describe('POST /v1/goals/feasibility', () => {
   it('matches the lognormal closed form to 1e-6 for the assumptions it returns', async () => {
     for (const goal of [
       { capital: 10000, target: 25000, horizon_years: 10, market: 'US' },
-      { capital: 50000, target: 60000, horizon_years: 3.5, market: 'DE' },
-      { capital: 1000, target: 1e6, horizon_years: 40, market: 'JP' },
+      { capital: 50000, target: 60000, horizon_years: 3.5, market: 'DE', assumptions: { expected_return: 0.08, volatility: 0.19 } },
+      { capital: 1000, target: 1e6, horizon_years: 40, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } },
     ]) {
       const response = await evaluate(goal);
       expect(response.status).to.equal(200);
@@ -46,6 +46,18 @@ describe('POST /v1/goals/feasibility', () => {
       expect(response.body.probability).to.be.closeTo(closedForm(goal.capital, goal.target, goal.horizon_years, expected_return, volatility), 1e-6);
       expect(response.body.required_growth_rate).to.be.closeTo((goal.target / goal.capital) ** (1 / goal.horizon_years) - 1, 1e-12);
     }
+  });
+
+  it('answers 400 validation-error pointing at /assumptions in a market that ships no default assumptions', async () => {
+    const response = await evaluate({ capital: 10000, target: 20000, horizon_years: 12, market: 'JP' });
+    expect(response.status).to.equal(400);
+    expect(response.body.type).to.match(/\/problems\/validation-error$/);
+    expect(response.body.errors).to.have.length(1);
+    expect(response.body.errors[0].pointer).to.equal('/assumptions');
+    expect(response.body.errors[0].detail).to.match(/required for market JP/);
+    const own = await evaluate({ capital: 10000, target: 20000, horizon_years: 12, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } });
+    expect(own.status).to.equal(200);
+    expect(own.body.assumptions).to.include({ market: 'JP', source: 'request', basis: 'request' });
   });
 
   it('uses the caller’s assumptions when given, and says so', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { UnsupportedMarketError } from '../../src/services/errors.js';
+import { InvalidInputError, UnsupportedMarketError } from '../../src/services/errors.js';
 import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } from '../../src/services/feasibility.js';
 import { getMarket, MARKETS, supportedMarkets } from '../../src/services/markets.js';
 import { normalCdf, normalQuantile } from '../../src/services/normal.js';
@@ -44,8 +44,8 @@ function gaussian(random: () => number): () => number {
 /** Share of simulated paths (monthly lognormal steps, contribution at each month end) that reach the target. */
 function monteCarlo(input: FeasibilityInput, paths: number, seed: number): number {
   const market = getMarket(input.market)!;
-  const mu = input.assumptions?.expected_return ?? market.expected_return;
-  const sigma = input.assumptions?.volatility ?? market.volatility;
+  const mu = input.assumptions?.expected_return ?? market.assumptions!.expected_return;
+  const sigma = input.assumptions?.volatility ?? market.assumptions!.volatility;
   const s2 = Math.log(1 + (sigma / (1 + mu)) ** 2);
   const m = Math.log(1 + mu) - s2 / 2;
   const months = Math.floor(12 * input.horizon_years + 1e-9);
@@ -79,10 +79,10 @@ describe('goal feasibility', () => {
   describe('closed form without contributions', () => {
     const cases: Array<[FeasibilityInput, number, number]> = [
       [base, 0.1166, 0.1955],
-      [{ capital: 1_000_000, target: 5_000_000, horizon_years: 30, market: 'JP' }, 0.07, 0.18],
-      [{ capital: 50_000, target: 45_000, horizon_years: 1, market: 'DE' }, 0.08, 0.19],
+      [{ capital: 1_000_000, target: 5_000_000, horizon_years: 30, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } }, 0.07, 0.18],
+      [{ capital: 50_000, target: 45_000, horizon_years: 1, market: 'US' }, 0.1166, 0.1955],
       [{ capital: 1_000, target: 900_000, horizon_years: 100, market: 'GB', assumptions: { expected_return: 0.03, volatility: 0.3 } }, 0.03, 0.3],
-      [{ capital: 100, target: 101, horizon_years: 0.01, market: 'AU' }, 0.09, 0.15],
+      [{ capital: 100, target: 101, horizon_years: 0.01, market: 'AU', assumptions: { expected_return: 0.09, volatility: 0.15 } }, 0.09, 0.15],
       [{ capital: 1e12, target: 1, horizon_years: 5, market: 'CA', assumptions: { expected_return: -0.5, volatility: 2 } }, -0.5, 2],
     ];
     for (const [input, mu, sigma] of cases) {
@@ -108,12 +108,12 @@ describe('goal feasibility', () => {
     const inputs: FeasibilityInput[] = [
       base,
       { ...base, confidence: 0.99 },
-      { ...base, confidence: 0.5, market: 'DE' },
+      { ...base, confidence: 0.5, market: 'DE', assumptions: { expected_return: 0.08, volatility: 0.19 } },
       { capital: 25_000, target: 300_000, horizon_years: 20, market: 'US', monthly_contribution: 400 },
-      { capital: 0, target: 50_000, horizon_years: 8.37, market: 'GB', monthly_contribution: 250, confidence: 0.9 },
-      { capital: 2_000_000, target: 9_000_000, horizon_years: 15, market: 'JP', monthly_contribution: 30_000 },
+      { capital: 0, target: 50_000, horizon_years: 8.37, market: 'GB', monthly_contribution: 250, confidence: 0.9, assumptions: { expected_return: 0.08, volatility: 0.15 } },
+      { capital: 2_000_000, target: 9_000_000, horizon_years: 15, market: 'JP', monthly_contribution: 30_000, assumptions: { expected_return: 0.07, volatility: 0.18 } },
       { capital: 1_000, target: 2_000, horizon_years: 10, market: 'CA', assumptions: { expected_return: 0.05, volatility: 0 } },
-      { capital: 5_000, target: 6_000, horizon_years: 3, market: 'AU', monthly_contribution: 10, confidence: 0.95 },
+      { capital: 5_000, target: 6_000, horizon_years: 3, market: 'AU', monthly_contribution: 10, confidence: 0.95, assumptions: { expected_return: 0.09, volatility: 0.15 } },
       // On the log grid (s²T 3.0 and 6.4): capital and contributions refined from the conditional lognormal's answer.
       { capital: 20_000, target: 1_000_000, horizon_years: 40, market: 'US', monthly_contribution: 500, assumptions: { expected_return: 0.08, volatility: 0.3 } },
       { capital: 0, target: 1_000_000, horizon_years: 50, market: 'US', monthly_contribution: 1_000, confidence: 0.9, assumptions: { expected_return: -0.05, volatility: 0.35 } },
@@ -151,7 +151,7 @@ describe('goal feasibility', () => {
       expect(capital.capital).to.equal(12_583.75); // 20000·exp(−10m + z·s·√10) = 12583.7488…
       expect(target.target).to.equal(15_893.51); // 10000·exp(10m − z·s·√10) = 15893.5149…
       expect(Math.round(contribution!.monthly_contribution * 100)).to.be.closeTo(contribution!.monthly_contribution * 100, 1e-6);
-      const yen = evaluateFeasibility({ ...base, market: 'JP', capital: 1_000_000, target: 2_000_000 }).suggestions;
+      const yen = evaluateFeasibility({ ...base, market: 'JP', capital: 1_000_000, target: 2_000_000, assumptions: { expected_return: 0.07, volatility: 0.18 } }).suggestions;
       expect(Number.isInteger(yen[0].capital) && Number.isInteger(yen[2].target) && Number.isInteger(yen[3]!.monthly_contribution)).to.equal(true);
     });
   });
@@ -425,7 +425,7 @@ describe('goal feasibility', () => {
         { expected_return: 1, volatility: 2 }, { expected_return: 1, volatility: 0 }];
       for (const capital of [0, 0.01, 1e12]) for (const target of [0.01, 1e12]) for (const horizon_years of [0.01, 100])
         for (const monthly_contribution of [0, 1e9]) for (const assumptions of overrides) for (const confidence of [0.5, 0.99]) {
-          const input: FeasibilityInput = { capital, target, horizon_years, market: 'JP', monthly_contribution, confidence };
+          const input: FeasibilityInput = { capital, target, horizon_years, market: assumptions ? 'JP' : 'US', monthly_contribution, confidence };
           if (assumptions) input.assumptions = assumptions;
           const result = evaluateFeasibility(input);
           expectAllFinite(result);
@@ -441,6 +441,17 @@ describe('goal feasibility', () => {
   });
 
   describe('markets and assumptions', () => {
+    it('asks for the caller’s assumptions in the markets that ship none (every market but US), naming the field', () => {
+      for (const market of ['CA', 'GB', 'DE', 'JP', 'AU']) {
+        expect(MARKETS[market]!.assumptions, market).to.equal(null);
+        expect(() => evaluateFeasibility({ ...base, market })).to.throw(InvalidInputError).that.satisfies((error: InvalidInputError) =>
+          error.fields.length === 1 && error.fields[0]!.field === 'assumptions' && /required for market .*only for US/.test(error.fields[0]!.detail));
+        const own = evaluateFeasibility({ ...base, market, assumptions: { expected_return: 0.07, volatility: 0.18 } });
+        expect(own.assumptions).to.deep.include({ market, expected_return: 0.07, volatility: 0.18, source: 'request', basis: 'request', period: null, reference: 'supplied by the caller' });
+      }
+    });
+
+
     it('throws UnsupportedMarketError listing the supported markets', () => {
       expect(() => evaluateFeasibility({ ...base, market: 'FR' })).to.throw(UnsupportedMarketError).that.deep.includes({
         markets: ['FR'],
@@ -451,12 +462,12 @@ describe('goal feasibility', () => {
     });
 
     it('echoes the market assumptions or the caller’s, with their source and reference', () => {
-      const fromMarket = evaluateFeasibility({ ...base, market: 'JP' });
-      expect(fromMarket.currency).to.equal('JPY');
+      const fromMarket = evaluateFeasibility({ ...base, market: 'US' });
+      expect(fromMarket.currency).to.equal('USD');
       expect(fromMarket.confidence).to.equal(0.8);
       expect(fromMarket.assumptions).to.deep.equal({
-        market: 'JP', expected_return: 0.07, volatility: 0.18, model: 'lognormal', method: 'closed_form', method_accuracy: 1e-6,
-        source: 'market', reference: MARKETS.JP!.reference, basis: 'historical', period: null,
+        market: 'US', expected_return: 0.1166, volatility: 0.1955, model: 'lognormal', method: 'closed_form', method_accuracy: 1e-6,
+        source: 'market', reference: MARKETS.US!.assumptions!.reference, basis: 'historical', period: '1928–2023',
       });
       const fromRequest = evaluateFeasibility({ ...base, confidence: 0.9, assumptions: { expected_return: 0.06, volatility: 0.12 } });
       expect(fromRequest.confidence).to.equal(0.9);

@@ -27,10 +27,17 @@ describe('market assumptions reproducible from shipped data', () => {
     expect(mean).to.be.within(0.1165, 0.1175);
     expect(sd).to.be.within(0.195, 0.197);
     // markets.ts holds them rounded to 4 decimals.
-    expect(MARKETS.US!.expected_return).to.equal(Number(mean.toFixed(4)));
-    expect(MARKETS.US!.volatility).to.equal(Number(sd.toFixed(4)));
-    expect(MARKETS.US).to.include({ basis: 'historical', period: '1928–2023', recomputed_from_data: true });
-    expect(MARKETS.US!.reference).to.include('Damodaran').and.include(US_DAMODARAN.file);
+    const us = MARKETS.US!.assumptions!;
+    expect(us.expected_return).to.equal(Number(mean.toFixed(4)));
+    expect(us.volatility).to.equal(Number(sd.toFixed(4)));
+    expect(us).to.include({ basis: 'historical', period: '1928–2023', file: US_DAMODARAN.file });
+    expect(us.reference).to.include('Damodaran').and.include(US_DAMODARAN.file);
+  });
+
+  it('ships default assumptions only where a data set recomputes them', () => {
+    for (const market of Object.values(MARKETS)) {
+      if (market.assumptions) expect(market.assumptions.file, market.code).to.equal(US_DAMODARAN.file);
+    }
   });
 
   it('says in the response which basis and period the assumptions have', () => {
@@ -40,6 +47,6 @@ describe('market assumptions reproducible from shipped data', () => {
     });
     const own = evaluateFeasibility({ ...input, assumptions: { expected_return: 0.05, volatility: 0.1 } }).assumptions;
     expect(own).to.deep.include({ basis: 'request', period: null, source: 'request' });
-    expect(evaluateFeasibility({ ...input, market: 'JP' }).assumptions).to.deep.include({ basis: 'historical', period: null });
+    expect(() => evaluateFeasibility({ ...input, market: 'JP' })).to.throw(/assumptions/);
   });
 });
