@@ -287,6 +287,15 @@ describe('goal feasibility', () => {
       expect(Math.abs(suggestion.monthly_contribution / 1111.07 - 1)).to.be.at.most(0.005);
     });
 
+    it('searches on the grid where the conditional lognormal is far off (σ 2, 100 y: it says 0.23 where P is 1)', () => {
+      const input: FeasibilityInput = { capital: 0, target: 1e9, horizon_years: 100, market: 'US', monthly_contribution: 1, confidence: 0.8, assumptions: { expected_return: -0.5, volatility: 2 } };
+      const contribution = evaluateFeasibility(input).suggestions[3]!;
+      expect(contribution.attainable).to.equal(true);
+      // It once answered the maximum (999,999,999.99 at P 1), having let the conditional lognormal decide the bound.
+      expect(contribution.monthly_contribution).to.be.below(3e8);
+      expect(evaluateFeasibility({ ...input, monthly_contribution: contribution.monthly_contribution }).probability).to.be.at.least(0.8);
+    });
+
     it('finds the first horizon reaching the confidence where the two-moment guide is years late (s²T 3–6)', () => {
       const input: FeasibilityInput = { capital: 20_000, target: 1_000_000, horizon_years: 40, market: 'US', monthly_contribution: 500, assumptions: { expected_return: 0.08, volatility: 0.3 } };
       const horizon = evaluateFeasibility(input).suggestions[1];
