@@ -234,10 +234,13 @@ export class GridWealth {
     return copy;
   }
 
-  /** P(L ≤ x) after the whole months, L = ln(W/c). */
+  /**
+   * P(L < x) after the whole months, L = ln(W/c), so that 1 − below(x) = P(W/c ≥ e^x) also where L is a point mass
+   * (reaching the target exactly counts as reaching it).
+   */
   private below(x: number): number {
-    if (this.months < 1) return this.ratio <= 0 || x >= Math.log(this.ratio) ? 1 : 0;
-    if (this.months === 1 && this.ratio <= 0) return x >= 0 ? 1 : 0;
+    if (this.months < 1) return this.ratio <= 0 || x > Math.log(this.ratio) ? 1 : 0;
+    if (this.months === 1 && this.ratio <= 0) return x > 0 ? 1 : 0;
     return interpolate(this.F, this.lo, this.hi, (x - this.origin) / this.step);
   }
 

@@ -248,6 +248,15 @@ describe('goal feasibility', () => {
       expect(worst.grid).to.be.above(0).and.below(0.0002);
     });
 
+    it('counts wealth exactly at the target as reaching it where the grid holds a point mass', () => {
+      const model = { m: 0.05, s2: 0.04 };
+      // Without capital, after one month W = c exactly; before any month W = C.
+      expect(GridWealth.after(1, model, 0).exceeds(1)).to.equal(1);
+      expect(GridWealth.after(1, model, 0).exceeds(1.000001)).to.equal(0);
+      expect(GridWealth.after(0, model, 2).exceeds(2)).to.equal(1);
+      expect(GridWealth.after(0, model, 2).exceeds(2.000001)).to.equal(0);
+    });
+
     it('holds the log grid within 0.0002 of a much finer one at volatilities 0.6–2, where its step is capped at 0.12', () => {
       let worst = 0;
       for (const years of [1, 3, 8]) for (const volatility of [0.6, 1, 2]) for (const expected_return of [-0.5, 0.5]) for (const ratio of [0, 10]) {
