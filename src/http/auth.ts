@@ -7,9 +7,10 @@ export const BEARER_SCHEME = 'OAuth2';
 
 /** The bearer scheme: authenticates the request's token, then authorizes the operation (AuthorizationError if not). */
 export async function bearerActor(tokens: TokenService, operationId: string, state: ApiRequestState): Promise<Actor> {
-  const principal = await tokens.authenticate(state.requestInfo.headers.authorization);
-  const { ip, userAgent } = state.requestInfo;
-  return authorize(principal, operationId as BearerOperationId, { ip, userAgent });
+  const info = state.requestInfo;
+  const principal = await tokens.authenticate(info.headers.authorization);
+  // The address is worked out only when a use case records it (most reads never do).
+  return authorize(principal, operationId as BearerOperationId, { get ip() { return info.ip; }, userAgent: info.userAgent });
 }
 
 function quoted(value: string): string {

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type Options, type Store } from 'express-rate-limit';
+import { MemoryStore, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
@@ -147,6 +148,50 @@ function tokenClientId(req: Request): string | undefined {
 }
 
 /**
+ * The route limit, which every API request passes: express-rate-limit's store and the same answers (draft-8
+ * `RateLimit` and `RateLimit-Policy` headers, the request's `rateLimit` info, the handler past the limit), without
+ * its middleware, which was measured at about 19 µs of a 139 µs authenticated read (an async chain of awaits, a
+ * SHA-256 partition key and `req.ip` computed for a disabled debug line on every request). The partition key is
+ * computed once per key here.
+ */
+function routeLimit(options: { limit: number; name: string; store: Store; keyGenerator: (req: Request) => string; handler: Options['handler'] }): RequestHandler {
+  const { limit, name, store, keyGenerator, handler } = options;
+  const windowSeconds = Math.ceil(WINDOW_MS / 1000);
+  const settings = { windowMs: WINDOW_MS, limit, requestPropertyName: 'rateLimit' } as Options;
+  store.init?.(settings);
+  const partitions = new Map<string, string>();
+  const policyFor = (key: string) => {
+    let policy = partitions.get(key);
+    if (policy === undefined) {
+      // express-rate-limit's partition key: the first 12 hex digits of the key's SHA-256, in base64.
+      const partition = Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
+      policy = `"${name}"; q=${limit}; w=${windowSeconds}; pk=:${partition}:`;
+      if (partitions.size >= 10_000) partitions.clear();
+      partitions.set(key, policy);
+    }
+    return policy;
+  };
+  return (req, res, next) => {
+    const key = keyGenerator(req);
+    Promise.resolve(store.increment(key)).then(
+      ({ totalHits, resetTime }) => {
+        const remaining = Math.max(limit - totalHits, 0);
+        (req as unknown as { rateLimit: object }).rateLimit = { limit, used: totalHits, remaining, resetTime, key };
+        if (!res.headersSent) {
+          const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+          res.setHeader('RateLimit', `"${name}"; r=${remaining}; t=${reset}`);
+          res.setHeader('RateLimit-Policy', policyFor(key));
+        }
+        if (totalHits > limit) return handler(req, res, next, settings);
+        next();
+      },
+      // A store that fails lets the request pass (ReadyRedisStore already does, and logs the outage).
+      () => next(),
+    ).catch(next); // as express-rate-limit: what the handler throws goes to the error handlers
+  };
+}
+
+/**
  * The rate limits (express-rate-limit, draft-8 `RateLimit` and `RateLimit-Policy` headers):
  * - per client IP and route template, `RATE_LIMIT_PER_MINUTE` (ids in a path share their route's budget; GraphQL,
  *   MCP and every other path are a route each; /healthz and /readyz are not limited);
@@ -180,11 +225,10 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
   const common = { windowMs: WINDOW_MS, standardHeaders: 'draft-8' as const, legacyHeaders: false, passOnStoreError: true, validate: false };
   const ip = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
-  const perRoute = rateLimit({
-    ...common,
+  const perRoute = routeLimit({
     limit: config.rateLimitPerMinute,
-    identifier: 'route',
-    store: stores.store('route'),
+    name: 'route',
+    store: stores.store('route') ?? new MemoryStore(),
     keyGenerator: (req) => `${ip(req)} ${route(req)}`,
     handler: tooMany('route', (limit) => `At most ${limit} requests a minute per client address and route; retry after Retry-After seconds.`, false),
   });

@@ -57,7 +57,9 @@ export class RouteTable {
    * not another operation's answer.
    */
   static normalize(rawPath: string): string {
-    const path = rawPath.trim().split('?')[0] ?? '';
+    let path = rawPath.trim();
+    const mark = path.indexOf('?');
+    if (mark >= 0) path = path.slice(0, mark);
     return path.startsWith('/') ? path : `/${path}`;
   }
 
@@ -113,14 +115,15 @@ export function parseMatchedRequest(table: RouteTable, request: ParsableRequest,
     }
   }
   const query: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(request.query ?? {})) query[name] = Array.isArray(value) ? [...value] : value;
+  const given = request.query;
+  if (given) for (const name in given) if (Object.hasOwn(given, name)) query[name] = Array.isArray(given[name]) ? [...given[name]] : given[name];
   return {
-    ...request,
     method: request.method.toLowerCase(),
-    path: ((path) => (path.startsWith('/') ? path : `/${path}`))(request.path.trim().split('?')[0] ?? ''),
-    params: table.pathParams(operation, request.path),
-    headers: { ...request.headers },
+    path: RouteTable.normalize(request.path),
     query,
+    headers: { ...request.headers },
+    body: request.body,
+    params: table.pathParams(operation, request.path),
     cookies: {},
     requestBody,
   };

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createClient } from 'redis';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
@@ -18,12 +18,19 @@ describe('rate limits', () => {
     it('allows exactly the limit per route template (ids share it), then 429 quota-exceeded with Retry-After; another route keeps its budget', async () => {
       const token = await server.token(['read']);
       const from = { 'x-forwarded-for': '203.0.113.10' };
+      const partitions = new Set<string>();
       for (let i = 0; i < 5; i++) {
         const response = await server.api.get(`/v1/orders/ord_${i}`, { token, headers: from });
         expect(response.status, `request ${i + 1}`).to.equal(404);
-        expect(response.headers.get('ratelimit-policy')).to.match(/"route"; q=5; w=60/);
-        expect(response.headers.get('ratelimit')).to.match(new RegExp(`"route"; r=${4 - i}; t=\\d+`));
+        const policy = /^"route"; q=5; w=60; pk=:([A-Za-z0-9+/=]+):$/.exec(response.headers.get('ratelimit-policy') ?? '');
+        expect(policy, response.headers.get('ratelimit-policy') ?? 'no RateLimit-Policy').to.not.equal(null);
+        partitions.add(policy![1]!);
+        const [, reset] = new RegExp(`^"route"; r=${4 - i}; t=(\\d+)$`).exec(response.headers.get('ratelimit') ?? '') ?? [];
+        expect(Number(reset), response.headers.get('ratelimit') ?? 'no RateLimit').to.be.within(1, 60);
       }
+      // One partition for the route template (draft-8's pk: the key's SHA-256, as express-rate-limit writes it).
+      const key = '203.0.113.10 /v1/orders/{id}';
+      expect([...partitions]).to.deep.equal([Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64')]);
       const over = await server.api.get('/v1/orders/ord_other', { token, headers: from });
       expect(over.status).to.equal(429);
       expect(over.headers.get('content-type')).to.match(/^application\/problem\+json/);
