@@ -27,6 +27,9 @@ parentPort.on('message', ({ id, op, secret, argument }) => {
 
 type Job = { op: 'hash'; secret: string; argument: number } | { op: 'compare'; secret: string; argument: string };
 
+/** The thread died (it could not load bcrypt, say): the job is done on libuv's pool instead. */
+class ThreadStopped extends Error {}
+
 /** The threads, shared by every hasher of the process (tests make many), started as first needed. */
 const threads: BcryptThread[] = [];
 
@@ -35,12 +38,15 @@ class BcryptThread {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private next = 0;
   busy = false;
+  /** Whether it has answered a job: a thread that dies before its first cannot run bcrypt here at all. */
+  worked = false;
 
   constructor() {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcrypt') } });
     this.worker.unref();
     this.worker.on('message', ({ id, result, error }: { id: number; result?: unknown; error?: string }) => {
       const job = this.pending.get(id);
+      this.worked = true;
       this.settled(id);
       if (error !== undefined) job?.reject(new Error(error));
       else job?.resolve(result);
@@ -49,7 +55,8 @@ class BcryptThread {
     const dropped = (error: Error) => {
       const at = threads.indexOf(this);
       if (at >= 0) threads.splice(at, 1);
-      for (const job of this.pending.values()) job.reject(error);
+      if (!this.worked) threadsFailed = true;
+      for (const job of this.pending.values()) job.reject(new ThreadStopped(error.message));
       this.pending.clear();
     };
     this.worker.on('error', dropped);
@@ -90,6 +97,9 @@ async function onThread<T>(job: Job, wanted: number, fallback: () => Promise<T>)
   thread.busy = true;
   try {
     return await thread.run<T>(job);
+  } catch (error) {
+    if (error instanceof ThreadStopped) return fallback();
+    throw error;
   } finally {
     thread.busy = false;
   }
