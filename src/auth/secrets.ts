@@ -8,7 +8,9 @@ import { ProblemError } from '../problems.js';
  * per thread): under a flood of wrong secrets the event loop, which answers every other request, keeps the cores it
  * needs — on libuv's pool the hashing competed with it as an equal, and an authenticated read's p99 under a token
  * flood rose to twice the quiet one. Plain JavaScript evaluated in the worker (no build step between the TypeScript
- * sources and it); where a worker cannot start, the comparison falls back to libuv's pool.
+ * sources and it); where a worker cannot start, the comparison falls back to libuv's pool. Written here rather than
+ * with a worker-pool library (piscina and the like): those load a worker file, which the sources run through tsx do
+ * not have, and leave the threads' priority alone — what is needed is one job at a time on a reniced thread.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -37,7 +39,6 @@ class BcryptThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private next = 0;
-  busy = false;
   /** Whether it has answered a job: a thread that dies before its first cannot run bcrypt here at all. */
   worked = false;
 
@@ -51,7 +52,7 @@ class BcryptThread {
       if (error !== undefined) job?.reject(new Error(error));
       else job?.resolve(result);
     });
-    // A thread that fails is dropped (its jobs fail; the next ones start a new thread).
+    // A thread that fails is dropped: its jobs go to libuv's pool (onThread), the next ones to a new thread.
     const dropped = (error: Error) => {
       const at = threads.indexOf(this);
       if (at >= 0) threads.splice(at, 1);
@@ -73,6 +74,10 @@ class BcryptThread {
     });
   }
 
+  get idle(): boolean {
+    return this.pending.size === 0;
+  }
+
   private settled(id: number): void {
     this.pending.delete(id);
     if (this.pending.size === 0) this.worker.unref();
@@ -83,7 +88,7 @@ let threadsFailed = false;
 
 async function onThread<T>(job: Job, wanted: number, fallback: () => Promise<T>): Promise<T> {
   if (threadsFailed) return fallback();
-  let thread = threads.find((t) => !t.busy);
+  let thread = threads.find((t) => t.idle);
   if (!thread && threads.length < wanted) {
     try {
       thread = new BcryptThread();
@@ -94,14 +99,11 @@ async function onThread<T>(job: Job, wanted: number, fallback: () => Promise<T>)
     }
   }
   if (!thread) return fallback(); // more callers than threads: cannot happen behind the gate, kept safe anyway
-  thread.busy = true;
   try {
-    return await thread.run<T>(job);
+    return await thread.run<T>(job); // busy from here: the job is pending until it settles
   } catch (error) {
     if (error instanceof ThreadStopped) return fallback();
     throw error;
-  } finally {
-    thread.busy = false;
   }
 }
 

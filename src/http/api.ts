@@ -9,7 +9,7 @@ import { OAuthError, ProblemError } from '../problems.js';
 import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
-import { bodyReadProblem, parseBody } from './body.js';
+import { bodyReadProblem, mediaTypeOf, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
@@ -94,7 +94,7 @@ export async function createApiMiddleware(
   const validate = (operation: Operation, request: ParsableRequest, parsed: Parsed): ErrorObject[] | null => {
     const errors: ErrorObject[] = [];
     if (typeof request.body !== 'object' && request.body !== undefined) {
-      const formats = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+      const formats = declaredBody(operation).mediaTypes;
       if (formats.length === 1 && formats[0] === 'application/json') {
         try {
           JSON.parse(`${request.body as string}`);
@@ -105,9 +105,9 @@ export async function createApiMiddleware(
     }
     // Path parameters are validated (and coerced) on a copy: handlers get them as strings.
     const parameters: Record<string, unknown> = { path: { ...parsed.params }, query: parsed.query, header: parsed.headers, cookie: parsed.cookies };
-    const rawType = parsed.headers['content-type'];
-    const contentType = String((Array.isArray(rawType) ? rawType[0] : rawType) || '').split(';')[0]!.trim().toLowerCase();
-    if (typeof parsed.requestBody === 'object' || contentType === 'application/json') parameters.requestBody = parsed.requestBody;
+    if (typeof parsed.requestBody === 'object' || mediaTypeOf(request.headers['content-type'] as string | undefined).type === 'application/json') {
+      parameters.requestBody = parsed.requestBody;
+    }
     for (const check of validator.getRequestValidatorsForOperation(operation.operationId!) ?? []) {
       check(parameters);
       if (check.errors) errors.push(...check.errors);

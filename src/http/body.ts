@@ -6,7 +6,8 @@ export interface DeclaredBody {
   isTokenEndpoint: boolean;
 }
 
-function mediaTypeOf(header: string | undefined): { type: string; charset: string | undefined } {
+/** The media type of a Content-Type header, lower case, and its charset parameter. */
+export function mediaTypeOf(header: string | undefined): { type: string; charset: string | undefined } {
   const [type = '', ...params] = (header ?? '').split(';');
   const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
   return { type: type.trim().toLowerCase(), charset };

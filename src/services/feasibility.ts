@@ -1,4 +1,5 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
+import { remember, remembered } from './memo.js';
 import { ContributionLaw, type LogModel } from './wealth.js';
 import { GridWealth } from './wealth-grid.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
@@ -183,14 +184,6 @@ function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
   return remembered(gridLaws, gridKey(months, model, ratio), () => GridWealth.after(months, model, ratio));
 }
 
-function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
-  return cache.get(key) ?? remember(cache, key, make());
-}
-function remember<T>(cache: Map<string, T>, key: string, value: T): T {
-  if (cache.size >= 64) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-  return value;
-}
 
 /**
  * Up to this log variance s²T of the horizon, probabilities with contributions come from the conditional lognormal
@@ -235,18 +228,21 @@ function method(s: Scenario): Pick<FeasibilityAssumptions, 'method' | 'method_ac
   return { method: onGrid(s) ? 'log_grid_convolution' : 'conditional_lognormal', method_accuracy: CONTRIBUTIONS_ACCURACY };
 }
 
+/** Up to this s²T the conditional lognormal was measured within 0.02 of the log grid (0.019 at 6.4); beyond, not. */
+const CONDITIONAL_MEASURED_UP_TO = 6.5;
+
 /**
- * Whether P(x) ≥ q, `at` being the scenario with x. On the log grid each new capital or contribution costs a
- * convolution; up to s²T = 6.5 the conditional lognormal is within 0.02 of it wherever measured (0.019 at 6.4), so
- * there, where it clears q by 0.05 either way, it decides, and only closer calls are computed.
+ * Whether P ≥ q in scenario `s`. On the log grid each new capital or contribution costs a convolution; where the
+ * conditional lognormal's error was measured and it clears q by 0.05 either way, it decides, and only closer calls
+ * are computed.
  */
-function reaches(at: Scenario, q: number, prob: (x: number) => number, fast: (x: number) => number, x: number): boolean {
-  if (onGrid(at) && at.model.s2 * at.years <= 6.5) {
-    const guess = fast(x);
+function reaches(s: Scenario, q: number): boolean {
+  if (onGrid(s) && s.model.s2 * s.years <= CONDITIONAL_MEASURED_UP_TO) {
+    const guess = probability(s, true);
     if (guess >= q + 0.05) return true;
     if (guess < q - 0.05) return false;
   }
-  return prob(x) >= q;
+  return probability(s) >= q;
 }
 
 /**
@@ -397,7 +393,7 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
   if (s.monthly > 0) {
     if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
-    if (!reaches({ ...s, capital: MAX_CAPITAL }, q, prob, (capital) => probability({ ...s, capital }, true), MAX_CAPITAL)) return beyond();
+    if (!reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
     // From the lump-sum estimate, doubled until it reaches q (bisecting from the bound would take ~25 more steps),
     // with the conditional lognormal; on the log grid that answer is then refined.
     const fast = (capital: number) => probability({ ...s, capital }, true);
@@ -546,7 +542,7 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
   let monthly = 0;
   if (prob(0) < q) {
     const resolution = 0.01 * 10 ** -decimals;
-    if (!reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q, prob, (monthly) => probability({ ...s, monthly }, true), MAX_MONTHLY_CONTRIBUTION)) monthly = MAX_MONTHLY_CONTRIBUTION;
+    if (!reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q)) monthly = MAX_MONTHLY_CONTRIBUTION;
     else if (s.capital > 0 && onGrid({ ...s, monthly: 1 })) {
       // On the log grid each contribution changes the start ratio C/c (a new convolution): the conditional
       // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.

@@ -32,10 +32,14 @@ const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 /** From this many grid steps of standard deviation on, the kernel is the sampled normal density (trapezoid rule). */
 const SAMPLED_SD = 0.9;
 
-/** W_d = ∫ hat(d − x) dN(mean, sd²)(x), for d where it exceeds 1e-17; with x in grid units. */
+/** Weights W_d of the nodes d = from, from + 1, … for adding a normal variable (in grid units) to a distribution. */
 interface Kernel { from: number; weights: Float64Array; below: Float64Array }
 
-function hatKernel(mean: number, sd: number): Kernel {
+/**
+ * The normal density sampled at the nodes from SAMPLED_SD steps of standard deviation on; narrower, the integral of
+ * each node's hat function against it (exact for a piecewise-linear distribution function), a point at sd = 0.
+ */
+function normalKernel(mean: number, sd: number): Kernel {
   // g(t) = E[(t − X)^+] = (t − μ)Φ((t − μ)/σ) + σφ((t − μ)/σ); hat(d − X) = (d+1−X)^+ − 2(d−X)^+ + (d−1−X)^+.
   const g = (t: number) => {
     const z = (t - mean) / sd;
@@ -105,7 +109,7 @@ export class GridWealth {
   private hi: number;
   /** Whole months done. */
   months: number;
-  /** Without capital, after one month W/c = 1 exactly (the grid takes over after the second). */
+  /** The start ratio ρ = C / c. */
   private readonly ratio: number;
   private readonly zero: number;
   private readonly source: Float64Array;
@@ -152,7 +156,7 @@ export class GridWealth {
       this.cell[j] = i;
       lagrange(p - i, this.lagrangeWeights, 4 * j);
     }
-    this.kernel = hatKernel(a / h, b / h);
+    this.kernel = normalKernel(a / h, b / h);
   }
 
   advanceTo(months: number): void {
@@ -234,13 +238,20 @@ export class GridWealth {
     return copy;
   }
 
+  /** ln(W/c) where it is one value: ln ρ before the first month (−∞ without capital), 0 after one without capital. */
+  private pointMass(): number | undefined {
+    if (this.months < 1) return Math.log(this.ratio);
+    if (this.months === 1 && this.ratio <= 0) return 0;
+    return undefined;
+  }
+
   /**
    * P(L < x) after the whole months, L = ln(W/c), so that 1 − below(x) = P(W/c ≥ e^x) also where L is a point mass
    * (reaching the target exactly counts as reaching it).
    */
   private below(x: number): number {
-    if (this.months < 1) return this.ratio <= 0 || x > Math.log(this.ratio) ? 1 : 0;
-    if (this.months === 1 && this.ratio <= 0) return x > 0 ? 1 : 0;
+    const point = this.pointMass();
+    if (point !== undefined) return x > point ? 1 : 0;
     return interpolate(this.F, this.lo, this.hi, (x - this.origin) / this.step);
   }
 
@@ -254,9 +265,9 @@ export class GridWealth {
     if (!(fraction > 0)) return 1 - this.below(x);
     const mean = this.model.m * fraction;
     const sd = Math.sqrt(this.model.s2 * fraction);
-    // Point masses (ln ρ before the first month, 0 after the first without capital): the normal law of Y itself.
-    if (this.months < 1) return this.ratio > 0 ? normalCdf((Math.log(this.ratio) + mean - x) / sd) : 0;
-    if (this.months === 1 && this.ratio <= 0) return normalCdf((mean - x) / sd);
+    // A point mass moves by Y alone: the normal law of Y itself (0 for W = 0).
+    const point = this.pointMass();
+    if (point !== undefined) return point === -Infinity ? 0 : normalCdf((point + mean - x) / sd);
     const width = (2 * PANEL_LIMIT) / PANELS;
     let integral = 0;
     for (let panel = 0; panel < PANELS; panel++) {

@@ -26,6 +26,7 @@
 // difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (wealth-grid.ts)
 // where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
 // service uses the log grid (feasibility.ts).
+import { remembered } from './memo.js';
 import { normalCdf } from './normal.js';
 
 /** Annual log-return N(m, s²). */
@@ -118,9 +119,10 @@ class PowerSum {
  */
 const tripleCache = new Map<string, Float64Array>();
 function tripleWeights(n: number, b2: number): Float64Array {
-  const key = `${n}|${b2}`;
-  const known = tripleCache.get(key);
-  if (known) return known;
+  return remembered(tripleCache, `${n}|${b2}`, () => computeTripleWeights(n, b2), 32);
+}
+
+function computeTripleWeights(n: number, b2: number): Float64Array {
   const triples = 3 * n - 2;
   const lnG3 = new Float64Array(triples);
   const power = new Float64Array(n);
@@ -145,8 +147,6 @@ function tripleWeights(n: number, b2: number): Float64Array {
     running += diff[t]!;
     lnG3[t] = Math.log(point[t]! + running);
   }
-  if (tripleCache.size >= 32) tripleCache.delete(tripleCache.keys().next().value!);
-  tripleCache.set(key, lnG3);
   return lnG3;
 }
 
