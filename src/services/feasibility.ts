@@ -194,7 +194,7 @@ function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
 const CONDITIONAL_UP_TO = 1;
 /**
  * The documented bound on either method's probability error: the conditional lognormal as above, the log grid
- * within 0.0002 of one with 4 points per monthly sd (measured 0.0001), both within the sampling error of the
+ * within 0.00005 of one with 4 points per monthly sd (measured 0.000003), both within the sampling error of the
  * 1,000,000-path references (test/unit/feasibility.test.ts).
  */
 const CONTRIBUTIONS_ACCURACY = 0.0005;
@@ -246,24 +246,76 @@ function reaches(s: Scenario, q: number): boolean {
 }
 
 /**
- * Where the increasing accurate `prob` reaches q, from the conditional lognormal's answer: the two differ by a
- * small offset that varies slowly (a few tenths of a percentage point), so solving fast(x) = q − offset(x) with the
- * cheap method and re-reading the offset converges in two or three accurate evaluations (each one a new grid when
- * x changes the start ratio C/c); when that does not settle, a bracket makes the answer exact to `resolution`.
+ * The smallest amount to `decimals` whose accurate (log-grid) probability reaches q, with that probability, starting
+ * from the conditional lognormal's answer `estimate`. The two methods differ by an offset that varies slowly (a few
+ * tenths of a percentage point over the whole range), so the cheap method solves fast(x) = q − offset, with the
+ * offset read exactly at the last rounded amount tried: usually one or two accurate evaluations (each a new
+ * convolution, the amount changing the start ratio C/c). The amount one unit below is then known not to reach q
+ * from the same offset, or — when that prediction falls within a margin of q — computed. When the iteration does not
+ * settle, an exact bracket decides.
  */
 function solveOnGrid(
-  prob: (x: number) => number, fast: (x: number) => number, q: number, estimate: number, max: number, resolution: number,
-): number {
-  const fastSolve = (level: number) => (fast(max) < level ? max : bisect(fast, level, max, resolution));
-  let x = estimate;
-  for (let i = 0; i < 4; i++) {
-    const next = fastSolve(Math.min(1, Math.max(0, q - (prob(x) - fast(x)))));
-    // Converged: the offset read at x puts the answer within `resolution` of x (the rounding that follows checks
-    // the rounded value and the one a unit below on the accurate method).
-    if (Math.abs(next - x) <= resolution) return next;
-    x = next;
+  prob: (x: number) => number, fast: (x: number) => number, q: number, estimate: number, max: number, decimals: number,
+): { value: number; probability: number } {
+  const unit = 10 ** -decimals;
+  const resolution = 0.01 * unit;
+  const up = (x: number) => Math.max(0, Math.min(max, roundTo(x, decimals, 'up')));
+  const known = new Map<number, number>();
+  const exact = (x: number) => {
+    let p = known.get(x);
+    if (p === undefined) known.set(x, (p = prob(x)));
+    return p;
+  };
+  let value = up(estimate);
+  for (let i = 0; i < 6; i++) {
+    const p = exact(value);
+    const offset = p - fast(value);
+    const next = up(solveNear(fast, q - offset, value, max, resolution));
+    if (next !== value && !(p >= q && next > value)) {
+      value = next;
+      continue;
+    }
+    if (p < q) {
+      // Within the cheap solve's tolerance of the boundary: one unit up.
+      if (value >= max) return { value, probability: p };
+      value = up(value + unit);
+      continue;
+    }
+    const back = roundTo(value - unit, decimals, 'up');
+    if (back < 0 || back === value) return { value, probability: p };
+    // Over one unit the offset moves by a small part of P's own change (the two methods' slopes differ by a few
+    // percent near the boundary): a prediction within a fifth of that change of q is computed instead.
+    const predicted = fast(back) + offset;
+    const margin = 0.2 * Math.abs(p - predicted) + 1e-9;
+    if (!known.has(back) && predicted < q - margin) return { value, probability: p };
+    if (exact(back) < q) return { value, probability: p };
+    value = back;
   }
-  return refineIncreasing(prob, q, x, max, resolution);
+  return roundedWithProbability(refineIncreasing(exact, q, value, max, resolution), decimals, 'up', q, exact, max);
+}
+
+/** The smallest x in [0, max] with the increasing `f` at least `level`, bracketed outward from `near`. */
+function solveNear(f: (x: number) => number, level: number, near: number, max: number, resolution: number): number {
+  if (level <= 0) return 0;
+  if (near <= 0 || near >= max) return f(max) < level ? max : boundary(f, level, 0, max, resolution);
+  let factor = 1.01;
+  if (f(near) >= level) {
+    let good = near;
+    for (;;) {
+      const bad = good / factor < resolution ? 0 : good / factor;
+      if (bad === 0 || f(bad) < level) return bad === 0 && f(0) >= level ? 0 : boundary(f, level, bad, good, resolution);
+      good = bad;
+      factor *= factor;
+    }
+  }
+  let bad = near;
+  for (;;) {
+    const good = Math.min(max, bad * factor);
+    if (f(good) >= level) return boundary(f, level, bad, good, resolution);
+    if (good === max) return max;
+    bad = good;
+    factor *= factor;
+  }
 }
 
 /**
@@ -391,20 +443,20 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   });
   // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
   let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
+  const fast = (capital: number) => probability({ ...s, capital }, true);
   if (s.monthly > 0) {
     if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
     if (!reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
     // From the lump-sum estimate, doubled until it reaches q (bisecting from the bound would take ~25 more steps),
     // with the conditional lognormal; on the log grid that answer is then refined.
-    const fast = (capital: number) => probability({ ...s, capital }, true);
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
     for (let i = 0; i < 200 && estimate < MAX_CAPITAL && fast(estimate) < q; i++) estimate = Math.min(MAX_CAPITAL, estimate * 2);
     estimate = bisect(fast, q, estimate, 0.01 * 10 ** -decimals);
-    if (onGrid(s)) estimate = solveOnGrid(prob, fast, q, estimate, MAX_CAPITAL, 0.01 * 10 ** -decimals);
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
-  const { value, probability: p } = roundedWithProbability(estimate, decimals, 'up', q, prob, MAX_CAPITAL);
+  const { value, probability: p } = s.monthly > 0 && onGrid(s) ? solveOnGrid(prob, fast, q, estimate, MAX_CAPITAL, decimals)
+    : roundedWithProbability(estimate, decimals, 'up', q, prob, MAX_CAPITAL);
   if (p < q) return beyond();
   return { kind: 'capital_needed', capital: value, probability: p, ...REACHED };
 }
@@ -480,10 +532,12 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
   const level = s.target / s.monthly;
   // Within a month only the leftover fraction's return Y moves P, and P(L + Y ≥ x) ≤ P(L ≥ x − t) + P(Y ≥ t): with
-  // t a month's drift plus 6.5 standard deviations (P(Y ≥ t) < 1e-10) one reading bounds the whole month, and the
-  // months that cannot reach q are passed over.
+  // t the fraction's drift plus 6.5 standard deviations (P(Y ≥ t) < 1e-10) one reading bounds the whole month, and
+  // the months that cannot reach q are passed over; within the others, each horizon is first bounded the same way
+  // with its own fraction (one reading of the grid instead of a quadrature of 35).
   const { m, s2 } = s.model;
-  const reach = Math.exp(Math.max(0, m / 12) + 6.5 * Math.sqrt(s2 / 12));
+  const reachOver = (fraction: number) => Math.exp(Math.max(0, m * fraction) + 6.5 * Math.sqrt(s2 * fraction));
+  const reach = reachOver(1 / 12);
   let hopeless = -1; // the last month known not to reach q
   for (let j = Math.max(1, possible); j <= steps; j++) {
     const years = j * unit;
@@ -499,6 +553,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       hopeless = months;
       continue;
     }
+    if (fraction > 0 && law.exceeds(level / reachOver(fraction)) + 1e-10 < q) continue;
     if (law.exceeds(level, fraction) >= q) {
       // The answer's probability is read from this very grid (a copy kept where `probability` looks) — or, up to
       // s²T = 1, from the conditional lognormal, which may differ by up to 0.0005: then its own first crossing
@@ -539,18 +594,19 @@ function targetReachable(s: Scenario, z: number, decimals: number, q: number): T
 
 function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
   const prob = (monthly: number) => probability({ ...s, monthly });
-  let monthly = 0;
-  if (prob(0) < q) {
-    const resolution = 0.01 * 10 ** -decimals;
-    if (!reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q)) monthly = MAX_MONTHLY_CONTRIBUTION;
-    else if (s.capital > 0 && onGrid({ ...s, monthly: 1 })) {
+  const resolution = 0.01 * 10 ** -decimals;
+  const answer = (monthly: number) => roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
+  const { value, probability: p } = ((): { value: number; probability: number } => {
+    if (prob(0) >= q) return answer(0);
+    if (!reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q)) return answer(MAX_MONTHLY_CONTRIBUTION);
+    if (s.capital > 0 && onGrid({ ...s, monthly: 1 })) {
       // On the log grid each contribution changes the start ratio C/c (a new convolution): the conditional
       // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.
       const fast = (monthly: number) => probability({ ...s, monthly }, true);
-      monthly = solveOnGrid(prob, fast, q, bisect(fast, q, MAX_MONTHLY_CONTRIBUTION, resolution), MAX_MONTHLY_CONTRIBUTION, resolution);
-    } else monthly = bisect(prob, q, MAX_MONTHLY_CONTRIBUTION, resolution);
-  }
-  const { value, probability: p } = roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
+      return solveOnGrid(prob, fast, q, bisect(fast, q, MAX_MONTHLY_CONTRIBUTION, resolution), MAX_MONTHLY_CONTRIBUTION, decimals);
+    }
+    return answer(bisect(prob, q, MAX_MONTHLY_CONTRIBUTION, resolution));
+  })();
   if (p < q) {
     return {
       kind: 'monthly_contribution_needed', monthly_contribution: MAX_MONTHLY_CONTRIBUTION, probability: prob(MAX_MONTHLY_CONTRIBUTION),

@@ -300,12 +300,14 @@ export class ContributionLaw {
     if (end <= -Z_LIMIT) return upper;
     const lnc = Math.log(monthly);
     const lnResidual = (z: number) => (capital > 0 ? lnK + Math.log(-Math.expm1(lnC + this.mean + this.sd * z - lnK)) : lnK);
-    const integrand = (z: number): number => {
-      const l1 = this.interpolate(this.lnM1, this.dM1, z);
-      const l2 = this.interpolate(this.lnM2, this.dM2, z);
-      const h = this.conditional(z, l1, l2, lnResidual(z) - lnc);
-      return PHI_NORM * Math.exp(-0.5 * z * z) * h;
-    };
+    const given = (z: number): number =>
+      this.conditional(z, this.interpolate(this.lnM1, this.dM1, z), this.interpolate(this.lnM2, this.dM2, z), lnResidual(z) - lnc);
+    const integrand = (z: number): number => PHI_NORM * Math.exp(-0.5 * z * z) * given(z);
+    // The part of [−6.5, end] integrated numerically, and the normal mass above it where the conditional probability
+    // is already 1 (to 1e-13).
+    let from = -Z_LIMIT;
+    let to = end;
+    let certain = 0;
     // The conditional probability is a step where c·E[B|z] crosses the residual K − C·e^λ (B|z has a small
     // dispersion, and the residual falls with z); that crossing is located by bisection and gets panels of its own,
     // scaled to the step's width.
@@ -313,12 +315,31 @@ export class ContributionLaw {
     const breaks: number[] = [-Z_LIMIT, end];
     for (let z = -Z_LIMIT + 1.5; z < end; z += 1.5) breaks.push(z);
     if (margin(-Z_LIMIT) < 0 && margin(end - 1e-12) > 0) {
+      // Regula falsi with the Illinois modification on the smooth, rising margin, and a bisection whenever a step did
+      // not halve the bracket twice in a row: about 8 evaluations where bisection takes 40.
       let lo = -Z_LIMIT;
-      let hi = end;
-      for (let i = 0; i < 40 && hi - lo > 1e-8; i++) {
-        const mid = (lo + hi) / 2;
-        if (margin(mid) >= 0) hi = mid;
-        else lo = mid;
+      let hi = end - 1e-12;
+      let fLo = margin(lo);
+      let fHi = margin(hi);
+      let side = 0;
+      let slow = 0;
+      for (let i = 0; i < 100 && hi - lo > 1e-8; i++) {
+        const width = hi - lo;
+        let mid = slow >= 2 ? (lo + hi) / 2 : hi - (fHi * (hi - lo)) / (fHi - fLo);
+        if (!(mid > lo && mid < hi)) mid = (lo + hi) / 2;
+        const fMid = margin(mid);
+        if (fMid >= 0) {
+          hi = mid;
+          fHi = fMid;
+          if (side === 1) fLo /= 2;
+          side = 1;
+        } else {
+          lo = mid;
+          fLo = fMid;
+          if (side === -1) fHi /= 2;
+          side = -1;
+        }
+        slow = hi - lo > width / 2 ? slow + 1 : 0;
       }
       const h = 1e-5;
       const slope = (margin(Math.min(hi + h, end)) - margin(Math.max(hi - h, -Z_LIMIT))) / (Math.min(hi + h, end) - Math.max(hi - h, -Z_LIMIT));
@@ -326,10 +347,20 @@ export class ContributionLaw {
       const dispersion = Math.sqrt(Math.max(this.interpolate(this.lnM2, this.dM2, hi) - 2 * l1, 1e-12));
       const width = Number.isFinite(slope) && slope > 0 ? dispersion / slope : 0.1;
       for (const k of [-10, -4, -1.5, 0, 1.5, 4, 10]) breaks.push(hi + k * width);
+      // The conditional probability rises with z (c·B|z grows, the residual falls): 1e-13 ten widths below the
+      // step, it is less further down, and the panels there are skipped; within 1e-13 of 1 ten widths above, the
+      // rest is the normal mass up to `end`.
+      const below = hi - 10 * width;
+      const above = hi + 10 * width;
+      if (below > from && given(below) < 1e-13) from = below;
+      if (above < to && given(above) > 1 - 1e-13) {
+        certain = normalCdf(-above) - normalCdf(-end);
+        to = above;
+      }
     }
     if (zStar <= Z_LIMIT) for (let width = 0.5; width > 1e-3; width /= 4) breaks.push(end - width);
-    const points = breaks.filter((z) => z >= -Z_LIMIT && z <= end).sort((a, b) => a - b);
-    let integral = 0;
+    const points = breaks.filter((z) => z >= from && z <= to).sort((a, b) => a - b);
+    let integral = certain;
     for (let i = 0; i + 1 < points.length; i++) {
       const lo = points[i]!;
       const hi = points[i + 1]!;
