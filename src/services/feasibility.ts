@@ -5,6 +5,7 @@ import { GridWealth } from './wealth-grid.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
 import { getMarket, marketsWithAssumptions, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
+import { boundary } from './roots.js';
 
 export interface FeasibilityInput {
   capital: number;
@@ -386,51 +387,6 @@ function bisect(increasing: (x: number) => number, q: number, hi: number, resolu
   return boundary(increasing, q, 0, hi, resolution);
 }
 
-/**
- * The boundary between `bad` (f < q) and `good` (f ≥ q) of a monotone f (either order), to `resolution`, returning
- * the `good` end. While the ends are more than a factor 4 apart it bisects geometrically (the ranges span many
- * orders of magnitude and f saturates at 0 or 1 far from the boundary); then regula falsi with the Illinois
- * modification, a secant point next to an end moved half a resolution inside, and a bisection whenever a step did
- * not halve the bracket twice in a row: a dozen evaluations where bisection takes about 45.
- */
-function boundary(f: (x: number) => number, q: number, bad: number, good: number, resolution: number): number {
-  let fBad = f(bad) - q;
-  let fGood = f(good) - q;
-  let side = 0;
-  let slow = 0;
-  for (let i = 0; i < 400; i++) {
-    const width = Math.abs(good - bad);
-    if (width <= resolution || width <= Math.abs(good) * 1e-15) break;
-    const lo = Math.max(Math.min(bad, good), resolution);
-    const hi = Math.max(bad, good);
-    const towardBad = Math.sign(bad - good);
-    let x: number;
-    if (hi / lo > 4) x = Math.sqrt(lo * hi);
-    else if (slow >= 2) {
-      x = bad + (good - bad) / 2;
-      slow = 0;
-    } else {
-      x = good - (fGood * (good - bad)) / (fGood - fBad);
-      if (!Number.isFinite(x)) x = bad + (good - bad) / 2;
-      if (Math.abs(x - good) < resolution / 2) x = good + towardBad * (resolution / 2);
-      if (Math.abs(x - bad) < resolution / 2) x = bad - towardBad * (resolution / 2);
-    }
-    const fx = f(x) - q;
-    if (fx >= 0) {
-      good = x;
-      fGood = fx;
-      if (side === 1) fBad /= 2;
-      side = 1;
-    } else {
-      bad = x;
-      fBad = fx;
-      if (side === -1) fGood /= 2;
-      side = -1;
-    }
-    slow = Math.abs(good - bad) > width / 2 ? slow + 1 : 0;
-  }
-  return good;
-}
 
 const REACHED: Honesty = { attainable: true, reason: null };
 

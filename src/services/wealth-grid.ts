@@ -178,7 +178,6 @@ export class GridWealth {
     this.spare = new Float64Array(size + 2 * this.pad);
   }
 
-
   advanceTo(months: number): void {
     if (months < this.months) throw new RangeError('the grid only steps forward');
     const { model, size, step: h, origin: bottom } = this;

@@ -28,6 +28,7 @@
 // service uses the log grid (feasibility.ts).
 import { remembered } from './memo.js';
 import { normalCdf } from './normal.js';
+import { boundary } from './roots.js';
 
 /** Annual log-return N(m, s²). */
 export interface LogModel { m: number; s2: number }
@@ -309,38 +310,13 @@ export class ContributionLaw {
     let to = end;
     let certain = 0;
     // The conditional probability is a step where c·E[B|z] crosses the residual K − C·e^λ (B|z has a small
-    // dispersion, and the residual falls with z); that crossing is located by bisection and gets panels of its own,
+    // dispersion, and the residual falls with z); that crossing is located by regula falsi and gets panels of its own,
     // scaled to the step's width.
     const margin = (z: number) => this.interpolate(this.lnM1, this.dM1, z) + lnc - lnResidual(z);
     const breaks: number[] = [-Z_LIMIT, end];
     for (let z = -Z_LIMIT + 1.5; z < end; z += 1.5) breaks.push(z);
     if (margin(-Z_LIMIT) < 0 && margin(end - 1e-12) > 0) {
-      // Regula falsi with the Illinois modification on the smooth, rising margin, and a bisection whenever a step did
-      // not halve the bracket twice in a row: about 8 evaluations where bisection takes 40.
-      let lo = -Z_LIMIT;
-      let hi = end - 1e-12;
-      let fLo = margin(lo);
-      let fHi = margin(hi);
-      let side = 0;
-      let slow = 0;
-      for (let i = 0; i < 100 && hi - lo > 1e-8; i++) {
-        const width = hi - lo;
-        let mid = slow >= 2 ? (lo + hi) / 2 : hi - (fHi * (hi - lo)) / (fHi - fLo);
-        if (!(mid > lo && mid < hi)) mid = (lo + hi) / 2;
-        const fMid = margin(mid);
-        if (fMid >= 0) {
-          hi = mid;
-          fHi = fMid;
-          if (side === 1) fLo /= 2;
-          side = 1;
-        } else {
-          lo = mid;
-          fLo = fMid;
-          if (side === -1) fHi /= 2;
-          side = -1;
-        }
-        slow = hi - lo > width / 2 ? slow + 1 : 0;
-      }
+      const hi = boundary(margin, 0, -Z_LIMIT, end - 1e-12, 1e-8, false);
       const h = 1e-5;
       const slope = (margin(Math.min(hi + h, end)) - margin(Math.max(hi - h, -Z_LIMIT))) / (Math.min(hi + h, end) - Math.max(hi - h, -Z_LIMIT));
       const l1 = this.interpolate(this.lnM1, this.dM1, hi);
