@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { problemTypeUri } from './problems.js';
 import type { Config } from './config.js';
 import { createDashboardApp } from './dashboard/app.js';
+import { createExpressServer } from './http/node-server.js';
 import { loadDocument } from './document.js';
 import { lifecycle } from './lifecycle.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
@@ -67,7 +68,7 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl
 }
 
 async function listen(app: Express, port: number, config: Config): Promise<Listening> {
-  const server = app.listen(port, config.host);
+  const server = createExpressServer(app);
   server.requestTimeout = config.requestTimeoutMs;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerParserError(error, socket, config.baseUrl));
   const inFlight = new Set<ServerResponse>();
@@ -81,6 +82,7 @@ async function listen(app: Express, port: number, config: Config): Promise<Liste
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(port, config.host);
   });
   const drain = () =>
     new Promise<{ forced: boolean }>((resolve) => {

@@ -9,8 +9,8 @@ export const BEARER_SCHEME = 'OAuth2';
 export async function bearerActor(tokens: TokenService, operationId: string, state: ApiRequestState): Promise<Actor> {
   const info = state.requestInfo;
   const principal = await tokens.authenticate(info.headers.authorization);
-  // The address is worked out only when a use case records it (most reads never do).
-  return authorize(principal, operationId as BearerOperationId, { get ip() { return info.ip; }, userAgent: info.userAgent });
+  // The request info is the origin: its address is worked out only when a use case records it (most reads never do).
+  return authorize(principal, operationId as BearerOperationId, info);
 }
 
 function quoted(value: string): string {
