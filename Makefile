@@ -6,7 +6,7 @@ export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
 EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts test/http/statements.test.ts
 
-.PHONY: run test install build generate check-generated lint typecheck test-all test-embedded bench fuzz clean
+.PHONY: run test install build generate check-generated lint typecheck test-all test-embedded bench bench-tools fuzz clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -45,8 +45,16 @@ test-embedded: install
 
 # Benchmarks print ratios against baselines measured in the same run and write BENCHMARKS.md; not part of `make test`.
 # CASES="read cluster memory approvals orders feasibility flood" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
-bench: build
+bench: build bench-tools
 	npx tsx scripts/bench.ts
+
+# wrk (Debian's package, in C) drives the throughput cases: autocannon, in Node, tops out near what one worker of the
+# service serves on two cores. Installed when missing and possible (root with apt-get); otherwise the bench falls back
+# to autocannon and says so in BENCHMARKS.md.
+bench-tools:
+	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; }; }; } || \
+	  echo "wrk is not installed: the throughput cases use autocannon"
 
 # Schemathesis (through Docker) against a running server: every check, every phase including the stateful one that
 # follows the spec's links. Needs Docker, the server (make run) and a client's credentials in CLIENT_ID/CLIENT_SECRET.

@@ -1,7 +1,7 @@
 // Shared pieces of `make bench`: a throwaway PostgreSQL database, the service as a child process (compiled, as
-// production runs it), baseline servers, and two load generators (closed-loop throughput with autocannon, open-loop
-// fixed-rate latency with plain http).
-import { spawn, type ChildProcess } from 'node:child_process';
+// production runs it), baseline servers, and two load generators (closed-loop throughput with wrk or autocannon,
+// open-loop fixed-rate latency with plain http).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -32,10 +32,22 @@ export async function benchDatabase(): Promise<{ url: string; drop(): Promise<vo
   return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
+/** Every server this process started: killed when it exits, however it exits (a failed case leaves none behind). */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): void {
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+}
+
 export interface Service {
   url: string;
   pid: number;
   child: ChildProcess;
+  /** The service's first log lines with a warning, an error or a non-2xx answer (empty for a baseline). */
+  notable: string[];
   stop(): Promise<void>;
 }
 
@@ -52,15 +64,22 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'info',
       // The limits are measured by their own case; here they must not cut the load short.
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000',
       ...env,
     },
     // Request logs go to a pipe the bench drains, as they would to a log collector.
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  // Ready once /healthz answers (whatever the log level prints); the request log is drained like a collector would.
-  child.stdout!.resume();
+  track(child);
+  // Ready once /healthz answers (whatever the log level prints); the request log is drained like a collector would,
+  // keeping the first lines that report a warning, an error or an answer other than 2xx (what a failed case shows).
+  const notable: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('latin1');
+    if (notable.length >= 20 || !/"status":[13-5]|"level":[456]0/.test(text)) return;
+    for (const line of text.split('\n')) if (/"status":[13-5]|"level":[456]0/.test(line) && notable.length < 20) notable.push(line.slice(0, 400));
+  });
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   for (;;) {
@@ -73,6 +92,7 @@ export async function startService(databaseUrl: string, env: Record<string, stri
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     child,
+    notable,
     stop: () => terminate(child),
   };
 }
@@ -99,6 +119,7 @@ export async function startBaseline(kind: 'node' | 'express', body: string, head
     env: { ...process.env, BASELINE_BODY: body, BASELINE_HEADERS: JSON.stringify(headers) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  track(child);
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
@@ -107,6 +128,7 @@ export async function startBaseline(kind: 'node' | 'express', body: string, head
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     child,
+    notable: [],
     stop: () => terminate(child),
   };
 }
@@ -140,23 +162,67 @@ export interface Throughput {
   errors: number;
 }
 
-/** Closed-loop load: `connections` keep-alive connections sending as fast as answers come back. */
+/**
+ * The closed-loop load generator: wrk (Debian's package, in C) when it is installed, else autocannon. autocannon
+ * parses every answer in JavaScript and, on these two cores, tops out near 35k requests/s, about what one worker of
+ * the service now serves: it cannot show what a second worker adds. BENCH_LOAD_GENERATOR=autocannon forces it.
+ */
+export const loadGenerator: 'wrk' | 'autocannon' =
+  process.env.BENCH_LOAD_GENERATOR === 'autocannon' || spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk';
+
+/**
+ * Closed-loop load: `connections` keep-alive connections sending as fast as answers come back, for `duration`
+ * seconds (wrk or autocannon) or for `amount` requests (autocannon).
+ */
 export async function throughput(url: string, options: { headers?: Record<string, string>; connections?: number; duration?: number; amount?: number; pid?: number } = {}): Promise<Throughput> {
   const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
+  const connections = options.connections ?? 10;
+  const run = loadGenerator === 'wrk' && !options.amount ? await wrk(url, connections, options.duration ?? 8, options.headers ?? {}) : await cannon(url, connections, options);
+  return {
+    ...(options.pid && run.answered > 0 ? { cpuMicrosPerRequest: ((cpuMs(options.pid) - cpuBefore) * 1000) / run.answered } : {}),
+    ...run.result,
+  };
+}
+
+async function cannon(url: string, connections: number, options: { headers?: Record<string, string>; duration?: number; amount?: number }) {
   const result = await autocannon({
     url,
     headers: options.headers,
-    connections: options.connections ?? 10,
+    connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 8 }),
   });
-  const answered = result.requests.total;
   return {
-    ...(options.pid && answered > 0 ? { cpuMicrosPerRequest: ((cpuMs(options.pid) - cpuBefore) * 1000) / answered } : {}),
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    answered: result.requests.total,
+    result: { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts },
+  };
+}
+
+/** One wrk thread (the lightest load on cores the service shares), its summary parsed. */
+async function wrk(url: string, connections: number, seconds: number, headers: Record<string, string>) {
+  const args = ['-t1', `-c${connections}`, `-d${Math.round(seconds)}s`, '--latency', ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]), url];
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`))));
+  });
+  const number = (pattern: RegExp) => Number(pattern.exec(output)?.[1] ?? 0);
+  const milliseconds = (percent: number) => {
+    const match = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
+    if (!match) return NaN;
+    return Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]!]!;
+  };
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  return {
+    answered: number(/(\d+) requests in/),
+    result: {
+      requestsPerSecond: number(/Requests\/sec:\s+([\d.]+)/),
+      p50: milliseconds(50),
+      p99: milliseconds(99),
+      non2xx: number(/Non-2xx or 3xx responses: (\d+)/),
+      errors: socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    },
   };
 }
 
