@@ -449,6 +449,10 @@ function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggesti
  * is the conditional lognormal's (within 0.0005 of the grid's), that method confirms it and its own first crossing
  * next to the grid's is the answer. At σ = 0, P is a step in T, bisected.
  */
+/** The month-bound's shift in standard deviations of the leftover fraction's return, and P(Y ≥ t) beyond it (Φ̄(3)). */
+const BOUND_SD = 3;
+const BOUND_TAIL = 0.0013498980316301;
+
 function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
   const unit = 10 ** -HORIZON_DECIMALS;
   const steps = MAX_HORIZON_YEARS * 10 ** HORIZON_DECIMALS;
@@ -487,12 +491,14 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   }
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
   const level = s.target / s.monthly;
-  // Within a month only the leftover fraction's return Y moves P, and P(L + Y ≥ x) ≤ P(L ≥ x − t) + P(Y ≥ t): with
-  // t the fraction's drift plus 6.5 standard deviations (P(Y ≥ t) < 1e-10) one reading bounds the whole month, and
-  // the months that cannot reach q are passed over; within the others, each horizon is first bounded the same way
-  // with its own fraction (one reading of the grid instead of a quadrature of 35).
+  // Within a month only the leftover fraction's return Y moves P, and P(L + Y ≥ x) ≤ P(L ≥ x − t) + P(Y ≥ t) for any
+  // t: with t the fraction's drift plus k standard deviations, one reading bounds the whole month, and the months
+  // that cannot reach q are passed over; within the others, each horizon is first bounded the same way with its own
+  // fraction (one reading of the grid instead of a quadrature of 35). k = 3 (P(Y ≥ t) ≤ 0.00135, added to the
+  // bound) passes over more months than a bound that makes P(Y ≥ t) negligible: the law's spread after a few
+  // months is narrower than 6.5 monthly standard deviations, so such a bound rarely excludes anything.
   const { m, s2 } = s.model;
-  const reachOver = (fraction: number) => Math.exp(Math.max(0, m * fraction) + 6.5 * Math.sqrt(s2 * fraction));
+  const reachOver = (fraction: number) => Math.exp(Math.max(0, m * fraction) + BOUND_SD * Math.sqrt(s2 * fraction));
   const reach = reachOver(1 / 12);
   let hopeless = -1; // the last month known not to reach q
   for (let j = Math.max(1, possible); j <= steps; j++) {
@@ -505,11 +511,11 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
     if (months === hopeless) continue;
     law.advanceTo(months);
     const fraction = years - months / 12;
-    if (fraction > 0 && law.exceeds(level / reach) + 1e-10 < q) {
+    if (fraction > 0 && law.exceeds(level / reach) + BOUND_TAIL < q) {
       hopeless = months;
       continue;
     }
-    if (fraction > 0 && law.exceeds(level / reachOver(fraction)) + 1e-10 < q) continue;
+    if (fraction > 0 && law.exceeds(level / reachOver(fraction)) + BOUND_TAIL < q) continue;
     if (law.exceeds(level, fraction) >= q) {
       // The answer's probability is read from this very grid (a copy kept where `probability` looks) — or, up to
       // s²T = 1, from the conditional lognormal, which may differ by up to 0.0005: then its own first crossing
