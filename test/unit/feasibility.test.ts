@@ -146,6 +146,23 @@ describe('goal feasibility', () => {
       });
     }
 
+    it('the horizon needed is the first reaching the confidence: 0.01 year less, and earlier horizons, miss it', () => {
+      let checked = 0;
+      for (const input of inputs) {
+        const result = evaluateFeasibility(input);
+        const horizon = result.suggestions[1];
+        if (!horizon.attainable || !(horizon.horizon_years! > 0.01)) continue;
+        const h = horizon.horizon_years!;
+        const earlier = [h - 0.01, ...Array.from({ length: 10 }, (_, i) => Math.round(h * (i + 0.5) * 10) / 100)].filter((y) => y >= 0.01 && y < h);
+        for (const years of earlier) {
+          const probability = evaluateFeasibility({ ...input, horizon_years: Number(years.toFixed(2)) }).probability;
+          expect(probability, `${JSON.stringify(input)} at ${years.toFixed(2)} y (answer ${h})`).to.be.below(result.confidence);
+          checked++;
+        }
+      }
+      expect(checked).to.be.above(30);
+    });
+
     it('rounds capital and contribution up and the target down to the currency minor unit', () => {
       const [capital, , target, contribution] = evaluateFeasibility({ ...base, assumptions: { expected_return: 0.1, volatility: 0.16 } }).suggestions;
       expect(capital.capital).to.equal(12_583.75); // 20000·exp(−10m + z·s·√10) = 12583.7488…
