@@ -63,6 +63,12 @@ export function parseScopes(raw: string): string[] {
  */
 export class ClientService implements ClientStatusSource {
   private readonly statusCache = new Map<string, { generation: number | null; until: number }>();
+  /**
+   * The status read in flight per client: requests that find the cache expired wait for it instead of each reading
+   * the row (at thousands of reads a second, an expiry sent thousands of identical queries into the pool, which
+   * timed out connecting and answered 503).
+   */
+  private readonly statusReads = new Map<string, Promise<number | null>>();
 
   private readonly verifiedSecrets = new Map<string, { mac: Buffer; hash: string; until: number }>();
   private readonly secretMacKey = randomBytes(32);
@@ -152,7 +158,7 @@ export class ClientService implements ClientStatusSource {
       .where('revoked_at', 'is', null);
     if (accountId) query = query.where('account_id', '=', accountId);
     const row = await query.returningAll().executeTakeFirst();
-    this.statusCache.delete(clientId);
+    this.forgetStatus(clientId);
     return row ? { ...view(row), client_secret: secret } : null;
   }
 
@@ -164,8 +170,14 @@ export class ClientService implements ClientStatusSource {
       .where('revoked_at', 'is', null);
     if (accountId) query = query.where('account_id', '=', accountId);
     const row = await query.returningAll().executeTakeFirst();
-    this.statusCache.delete(clientId);
+    this.forgetStatus(clientId);
     return row ? view(row) : null;
+  }
+
+  /** After a rotation or revocation: the cached status and any read in flight (it may predate the change) are dropped. */
+  private forgetStatus(clientId: string): void {
+    this.statusCache.delete(clientId);
+    this.statusReads.delete(clientId);
   }
 
   /** Whether `secret` is the live client's secret, without recording a use (the demo seed checks its saved copy). */
@@ -197,13 +209,28 @@ export class ClientService implements ClientStatusSource {
     const now = Date.now();
     const cached = this.statusCache.get(clientId);
     if (cached && cached.until > now) return cached.generation;
-    const row = await this.db
-      .selectFrom('api_clients')
-      .select(['generation', 'revoked_at'])
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
-    const generation = row && !row.revoked_at ? row.generation : null;
-    this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
-    return generation;
+    let read = this.statusReads.get(clientId);
+    if (!read) {
+      const started = this.db
+        .selectFrom('api_clients')
+        .select(['generation', 'revoked_at'])
+        .where('client_id', '=', clientId)
+        .executeTakeFirst()
+        .then((row) => row && !row.revoked_at ? row.generation : null);
+      read = started;
+      this.statusReads.set(clientId, started);
+      started.then(
+        (generation) => {
+          // Cached only if no rotation or revocation came in between (it drops the read).
+          if (this.statusReads.get(clientId) !== started) return;
+          this.statusReads.delete(clientId);
+          this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
+        },
+        () => {
+          if (this.statusReads.get(clientId) === started) this.statusReads.delete(clientId);
+        },
+      );
+    }
+    return read;
   }
 }
