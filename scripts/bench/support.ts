@@ -75,10 +75,11 @@ export async function startService(databaseUrl: string, env: Record<string, stri
   // Ready once /healthz answers (whatever the log level prints); the request log is drained like a collector would,
   // keeping the first lines that report a warning, an error or an answer other than 2xx (what a failed case shows).
   const notable: string[] = [];
+  const NOTABLE = /"status":[13-5]|"level":[456]0/;
   child.stdout!.on('data', (chunk: Buffer) => {
     const text = chunk.toString('latin1');
-    if (notable.length >= 20 || !/"status":[13-5]|"level":[456]0/.test(text)) return;
-    for (const line of text.split('\n')) if (/"status":[13-5]|"level":[456]0/.test(line) && notable.length < 20) notable.push(line.slice(0, 400));
+    if (notable.length >= 20 || !NOTABLE.test(text)) return;
+    for (const line of text.split('\n')) if (NOTABLE.test(line) && notable.length < 20) notable.push(line.slice(0, 400));
   });
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));

@@ -209,28 +209,26 @@ export class ClientService implements ClientStatusSource {
     const now = Date.now();
     const cached = this.statusCache.get(clientId);
     if (cached && cached.until > now) return cached.generation;
-    let read = this.statusReads.get(clientId);
-    if (!read) {
-      const started = this.db
-        .selectFrom('api_clients')
-        .select(['generation', 'revoked_at'])
-        .where('client_id', '=', clientId)
-        .executeTakeFirst()
-        .then((row) => row && !row.revoked_at ? row.generation : null);
-      read = started;
-      this.statusReads.set(clientId, started);
-      started.then(
-        (generation) => {
-          // Cached only if no rotation or revocation came in between (it drops the read).
-          if (this.statusReads.get(clientId) !== started) return;
-          this.statusReads.delete(clientId);
-          this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
-        },
-        () => {
-          if (this.statusReads.get(clientId) === started) this.statusReads.delete(clientId);
-        },
-      );
-    }
+    const inFlight = this.statusReads.get(clientId);
+    if (inFlight) return inFlight;
+    const read = this.db
+      .selectFrom('api_clients')
+      .select(['generation', 'revoked_at'])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst()
+      .then((row) => (row && !row.revoked_at ? row.generation : null));
+    this.statusReads.set(clientId, read);
+    read.then(
+      (generation) => {
+        // Cached only if no rotation or revocation came in between (it drops the read).
+        if (this.statusReads.get(clientId) !== read) return;
+        this.statusReads.delete(clientId);
+        this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
+      },
+      () => {
+        if (this.statusReads.get(clientId) === read) this.statusReads.delete(clientId);
+      },
+    );
     return read;
   }
 }

@@ -449,9 +449,9 @@ function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededSuggesti
  * is the conditional lognormal's (within 0.0005 of the grid's), that method confirms it and its own first crossing
  * next to the grid's is the answer. At σ = 0, P is a step in T, bisected.
  */
-/** The month-bound's shift in standard deviations of the leftover fraction's return, and P(Y ≥ t) beyond it (Φ̄(3)). */
+/** The month-bound's shift in standard deviations of the leftover fraction's return, and P(Y ≥ t) beyond it. */
 const BOUND_SD = 3;
-const BOUND_TAIL = 0.0013498980316301;
+const BOUND_TAIL = normalCdf(-BOUND_SD);
 
 function searchHorizon(s: Scenario, q: number, prob: (years: number) => number): HorizonNeededSuggestion {
   const unit = 10 ** -HORIZON_DECIMALS;
