@@ -21,6 +21,7 @@
 // their 400,000-path references.
 import { normalCdf } from './normal.js';
 import { gaussLegendre, type LogModel } from './wealth.js';
+import { stepGrid } from './grid-step.js';
 
 const GL5 = gaussLegendre(5);
 
@@ -66,8 +67,8 @@ function normalKernel(mean: number, sd: number): Kernel {
 const STENCIL = [-2, -1, 0, 1, 2, 3] as const;
 const POINTS = STENCIL.length;
 
-/** Quintic Lagrange weights of the nodes −2 … 3 at t ∈ [0, 1), written to out[at..at+5]. */
-function lagrange(t: number, out: Float64Array, at: number): void {
+/** Quintic Lagrange weights of the nodes −2 … 3 at t ∈ [0, 1), written to out[at], out[at + stride], … (six). */
+function lagrange(t: number, out: Float64Array, at: number, stride = 1): void {
   const a = t + 2;
   const b = t + 1;
   const d = t - 1;
@@ -78,11 +79,11 @@ function lagrange(t: number, out: Float64Array, at: number): void {
   const deg = d * eg;
   const abt = ab * t;
   out[at] = -(b * t * deg) / 120;
-  out[at + 1] = (a * t * deg) / 24;
-  out[at + 2] = -(ab * deg) / 12;
-  out[at + 3] = (abt * eg) / 12;
-  out[at + 4] = -(abt * d * g) / 24;
-  out[at + 5] = (abt * d * e) / 120;
+  out[at + stride] = (a * t * deg) / 24;
+  out[at + 2 * stride] = -(ab * deg) / 12;
+  out[at + 3 * stride] = (abt * eg) / 12;
+  out[at + 4 * stride] = -(abt * d * g) / 24;
+  out[at + 5 * stride] = (abt * d * e) / 120;
 }
 
 const scratch = new Float64Array(POINTS);
@@ -115,12 +116,11 @@ export class GridWealth {
   private readonly step: number;
   private readonly size: number;
   /**
-   * The distribution function F of L on the grid, node j at index pad + j of `current`, with room on both sides
-   * where the 0s below its window [lo, hi] and the 1s above it are written out when read, so that the kernel loop and
-   * the interpolation read them without bounds checks; `spare` is the same for U = L + X.
+   * The distribution function F of L on the grid, node j at index pad + j of `current`, within its window [lo, hi]
+   * (0 below it, 1 above); the room on both sides is the step's (grid-step.ts), where it writes out those 0s and 1s
+   * so that its loops read them without bounds checks.
    */
   private current: Float64Array;
-  private spare: Float64Array;
   private readonly pad: number;
   private lo: number;
   private hi: number;
@@ -131,6 +131,7 @@ export class GridWealth {
   private readonly zero: number;
   private readonly source: Float64Array;
   private readonly cell: Int32Array;
+  /** The interpolation weights of the softplus map, nodes in pairs with their weights interleaved (grid-step.ts). */
   private readonly lagrangeWeights: Float64Array;
   private readonly kernel: Kernel;
 
@@ -159,23 +160,22 @@ export class GridWealth {
     this.lo = size;
     this.hi = -1;
     this.months = 0;
-    // The softplus map reads F_U at fixed positions: their cell and four-point (cubic Lagrange) weights, once.
+    // The softplus map reads F_U at fixed positions: their cell and six-point (quintic Lagrange) weights, once.
     this.zero = Math.ceil(-bottom / h); // first node with l > 0
     this.source = new Float64Array(size);
     this.cell = new Int32Array(size);
-    this.lagrangeWeights = new Float64Array(POINTS * size);
+    this.lagrangeWeights = new Float64Array(2 * POINTS * Math.ceil(size / 2));
     for (let j = this.zero; j < size; j++) {
       const p = (inverseSoftplus(bottom + j * h) - bottom) / h;
       this.source[j] = p;
       const i = Math.floor(p);
       this.cell[j] = i;
-      lagrange(p - i, this.lagrangeWeights, POINTS * j);
+      lagrange(p - i, this.lagrangeWeights, 2 * POINTS * (j >> 1) + (j & 1), 2);
     }
     this.kernel = normalKernel(a / h, b / h);
     // Either side: the kernel's reach and the last block of eight outputs.
     this.pad = this.kernel.weights.length + 8;
     this.current = new Float64Array(size + 2 * this.pad);
-    this.spare = new Float64Array(size + 2 * this.pad);
   }
 
   advanceTo(months: number): void {
@@ -204,82 +204,17 @@ export class GridWealth {
       this.months = months;
       return;
     }
-    let { current: F, spare: U, lo, hi } = this;
-    const { zero, source, cell, lagrangeWeights, pad } = this;
-    const { from, weights } = this.kernel;
-    const taps = weights.length;
-    const to = from + taps - 1;
-    for (let k = this.months; k < months; k++) {
-      // U = L + X: U_i = Σ_d W_d F_{i−d}, with F's 0s and 1s around its window written out first, so that the loop
-      // needs no bounds; eight outputs are summed at once (independent additions instead of one chain waiting on
-      // each addition before it: 1.9× faster).
-      for (let q = lo - taps - 8; q < lo; q++) F[pad + q] = 0;
-      for (let q = hi + 1; q <= hi + taps + 8; q++) F[pad + q] = 1;
-      const uLo = Math.max(0, lo + from);
-      const uHi = Math.min(size - 1, hi + to);
-      for (let i = uLo; i <= uHi; i += 8) {
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        let s4 = 0;
-        let s5 = 0;
-        let s6 = 0;
-        let s7 = 0;
-        const at = pad + i - from;
-        for (let d = 0; d < taps; d++) {
-          const w = weights[d]!;
-          const q = at - d;
-          s0 += w * F[q]!;
-          s1 += w * F[q + 1]!;
-          s2 += w * F[q + 2]!;
-          s3 += w * F[q + 3]!;
-          s4 += w * F[q + 4]!;
-          s5 += w * F[q + 5]!;
-          s6 += w * F[q + 6]!;
-          s7 += w * F[q + 7]!;
-        }
-        const out = pad + i;
-        U[out] = s0;
-        U[out + 1] = s1;
-        U[out + 2] = s2;
-        U[out + 3] = s3;
-        U[out + 4] = s4;
-        U[out + 5] = s5;
-        U[out + 6] = s6;
-        U[out + 7] = s7;
-      }
-      lo = uLo;
-      hi = uHi;
-      for (let q = lo - 6; q < lo; q++) U[pad + q] = 0;
-      for (let q = hi + 1; q <= hi + 8; q++) U[pad + q] = 1;
-      // L' = softplus(U): F_L'(l_j) = F_U(source_j), source increasing in j; nodes whose source lies below U's
-      // window are 0, above it 1 (the window's bounds carry that).
-      let j = Math.max(zero, lo);
-      while (j < size && source[j]! < lo - 2) j++;
-      let newLo = size;
-      let newHi = -1;
-      for (; j < size; j++) {
-        if (source[j]! > hi + 1) break;
-        const i = pad + cell[j]!;
-        const w = POINTS * j;
-        let value = lagrangeWeights[w]! * U[i - 2]! + lagrangeWeights[w + 1]! * U[i - 1]! + lagrangeWeights[w + 2]! * U[i]!
-          + lagrangeWeights[w + 3]! * U[i + 1]! + lagrangeWeights[w + 4]! * U[i + 2]! + lagrangeWeights[w + 5]! * U[i + 3]!;
-        value = value < 0 ? 0 : value > 1 ? 1 : value;
-        F[pad + j] = value;
-        if (value > EPSILON && newLo === size) newLo = j;
-        if (value < 1 - EPSILON) newHi = j;
-      }
-      lo = Math.min(newLo, size - 1);
-      hi = Math.max(newHi, lo);
-    }
+    const { lo, hi } = stepGrid({
+      current: this.current, weights: this.kernel.weights, from: this.kernel.from, source: this.source, cell: this.cell,
+      lagrange: this.lagrangeWeights, size, zero: this.zero, pad: this.pad,
+    }, this.lo, this.hi, months - this.months, EPSILON);
     Object.assign(this, { lo, hi, months });
   }
 
   /** The law at the current month, frozen (later steps of this one do not change it). */
   snapshot(): GridWealth {
     const copy = Object.create(GridWealth.prototype) as GridWealth;
-    Object.assign(copy, this, { current: this.current.slice(), spare: new Float64Array(0) });
+    Object.assign(copy, this, { current: this.current.slice() });
     return copy;
   }
 

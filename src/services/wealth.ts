@@ -131,17 +131,22 @@ function computeTripleWeights(n: number, b2: number): Float64Array {
   const point = new Float64Array(triples + 1);
   const diff = new Float64Array(triples + 1);
   for (let u1 = 0; u1 < n; u1++) {
-    for (let u2 = u1; u2 < n; u2++) {
-      const w = power[u1]! * power[u1]! * power[u2]!;
-      const equal = u1 === u2;
-      point[u1 + 2 * u2]! += (equal ? 1 : 3) * w;
-      const from = u1 + 2 * u2 + 1;
-      const to = u1 + u2 + n - 1;
-      if (from <= to) {
-        diff[from]! += (equal ? 3 : 6) * w;
-        diff[to + 1]! -= (equal ? 3 : 6) * w;
-      }
+    const square = power[u1]! * power[u1]!;
+    // u2 = u1: the pair is counted once (u3 = u2) or thrice (u3 > u2) …
+    const w = square * power[u1]!;
+    point[3 * u1]! += w;
+    if (u1 <= n - 2) {
+      diff[3 * u1 + 1]! += 3 * w;
+      diff[2 * u1 + n]! -= 3 * w;
     }
+    // … u2 > u1: thrice (u3 = u2) or six times (u3 > u2, which needs u2 ≤ n − 2).
+    for (let u2 = u1 + 1; u2 < n - 1; u2++) {
+      const v = square * power[u2]!;
+      point[u1 + 2 * u2]! += 3 * v;
+      diff[u1 + 2 * u2 + 1]! += 6 * v;
+      diff[u1 + u2 + n]! -= 6 * v;
+    }
+    if (u1 < n - 1) point[u1 + 2 * (n - 1)]! += 3 * (square * power[n - 1]!);
   }
   let running = 0;
   for (let t = 0; t < triples; t++) {

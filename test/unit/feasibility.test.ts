@@ -275,6 +275,32 @@ describe('goal feasibility', () => {
       expect(GridWealth.after(0, model, 2).exceeds(2.000001)).to.equal(0);
     });
 
+    it('steps grids in the one WebAssembly memory as if each were alone: interleaved, after the memory grows, snapshots frozen', () => {
+      const levels = [0.6, 1, 1.5, 3];
+      const read = (law: GridWealth, months: number) => levels.map((level) => law.exceeds(level * months, 0.05));
+      const small = { m: 0.05, s2: 0.03 };
+      // σ = 2 with a large drift: the largest grid of the domain, several times the memory the first one needs.
+      const large = { m: 0.6, s2: Math.log1p(4 / 4) };
+      const alone = { small: GridWealth.after(240, small, 3), large: GridWealth.after(240, large, 0) };
+      const a = new GridWealth(small, 3, 1200);
+      const b = new GridWealth(large, 0, 1200);
+      let frozen: { law: GridWealth; values: number[] } | undefined;
+      for (let month = 1; month <= 240; month++) {
+        a.advanceTo(month);
+        b.advanceTo(month);
+        if (month === 120) frozen = { law: a.snapshot(), values: read(a, 120) };
+      }
+      expect(read(a, 240)).to.deep.equal(read(alone.small, 240));
+      expect(read(b, 240)).to.deep.equal(read(alone.large, 240));
+      expect(read(frozen!.law, 120)).to.deep.equal(frozen!.values);
+      // A snapshot shares its grid's fixed arrays; stepping it on does not move the grid it came from.
+      const before = read(a, 240);
+      frozen!.law.advanceTo(240);
+      expect(read(frozen!.law, 240)).to.deep.equal(before);
+      expect(read(a, 240)).to.deep.equal(before);
+      expect(before.every((p) => p > 0 && p < 1)).to.equal(true);
+    });
+
     it('holds the log grid within 0.00005 of a much finer one at volatilities 0.6–2, where its step is capped at 0.12', () => {
       let worst = 0;
       for (const years of [1, 3, 8]) for (const volatility of [0.6, 1, 2]) for (const expected_return of [-0.5, 0.5]) for (const ratio of [0, 10]) {
