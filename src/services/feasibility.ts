@@ -382,16 +382,56 @@ function roundedWithProbability(
   return { value, probability: p };
 }
 
-/** Smallest x in [0, hi] with increasing(x) ≥ q, to well below one rounding unit, given increasing(hi) ≥ q. */
-function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number): number {
-  return boundary(increasing, q, 0, hi, resolution);
+/**
+ * Smallest x in [lo, hi] with increasing(x) ≥ q, to well below one rounding unit, given increasing(hi) ≥ q (and
+ * increasing(lo) < q unless lo is 0).
+ */
+function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number, lo = 0): number {
+  return boundary(increasing, q, lo, hi, resolution);
+}
+
+/**
+ * A bracket [bad, good] of an increasing f at q in [0, max] (f(0) < q ≤ f(max)) by factors of 2 from `near`: the
+ * answer is usually within a few of them of the request's own amount or a closed-form estimate, where a geometric
+ * bisection from the whole range would take five or six evaluations more. Beyond eight factors, what is left of the
+ * range is returned.
+ */
+function bracket(f: (x: number) => number, q: number, near: number, max: number): [number, number] {
+  if (!(near > 0 && near < max)) return [0, max];
+  let bad = near;
+  let good = near;
+  if (f(near) >= q) {
+    for (let i = 0; i < 8; i++) {
+      bad = good / 2;
+      if (f(bad) < q) return [bad, good];
+      good = bad;
+    }
+    return [0, good];
+  }
+  for (let i = 0; i < 8; i++) {
+    good = Math.min(max, bad * 2);
+    if (f(good) >= q) return [bad, good];
+    if (good === max) break;
+    bad = good;
+  }
+  return [bad, max];
+}
+
+/** `f` remembering its values for one search, so that a bracket's ends are not computed again by the root finder. */
+function memo(f: (x: number) => number): (x: number) => number {
+  const known = new Map<number, number>();
+  return (x) => {
+    let value = known.get(x);
+    if (value === undefined) known.set(x, (value = f(x)));
+    return value;
+  };
 }
 
 
 const REACHED: Honesty = { attainable: true, reason: null };
 
 function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): CapitalNeededSuggestion {
-  const prob = (capital: number) => probability({ ...s, capital });
+  const prob = memo((capital: number) => probability({ ...s, capital }));
   const { m, s2 } = s.model;
   const beyond = (): CapitalNeededSuggestion => ({
     kind: 'capital_needed', capital: MAX_CAPITAL, probability: prob(MAX_CAPITAL), attainable: false,
@@ -399,15 +439,15 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   });
   // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
   let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
-  const fast = (capital: number) => probability({ ...s, capital }, true);
+  const fast = memo((capital: number) => probability({ ...s, capital }, true));
   if (s.monthly > 0) {
     if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
     if (!reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
-    // From the lump-sum estimate, doubled until it reaches q (bisecting from the bound would take ~25 more steps),
+    // From the lump-sum estimate, bracketed by factors of 2 (bisecting from the bound would take ~25 more steps),
     // with the conditional lognormal; on the log grid that answer is then refined.
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
-    for (let i = 0; i < 200 && estimate < MAX_CAPITAL && fast(estimate) < q; i++) estimate = Math.min(MAX_CAPITAL, estimate * 2);
-    estimate = bisect(fast, q, estimate, 0.01 * 10 ** -decimals);
+    const [short, enough] = bracket(fast, q, estimate, MAX_CAPITAL);
+    estimate = bisect(fast, q, enough, 0.01 * 10 ** -decimals, short);
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
@@ -490,6 +530,16 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
     return found(hi);
   }
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
+  // The request's own horizon, where its probability is read on this same grid (same nodes, same steps): the law
+  // there is kept on the way (or stepped to after the answer), so that the probability steps no grid of its own.
+  const own = onGrid(s) ? wholeMonths(s.years) : 0;
+  const advance = (months: number) => {
+    if (law.months < own && own <= months) {
+      law.advanceTo(own);
+      remember(gridLaws, gridKey(own, s.model, s.capital / s.monthly), law.snapshot());
+    }
+    law.advanceTo(months);
+  };
   const level = s.target / s.monthly;
   // Within a month only the leftover fraction's return Y moves P, and P(L + Y ≥ x) ≤ P(L ≥ x − t) + P(Y ≥ t) for any
   // t: with t the fraction's drift plus k standard deviations, one reading bounds the whole month, and the months
@@ -509,7 +559,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       continue;
     }
     if (months === hopeless) continue;
-    law.advanceTo(months);
+    advance(months);
     const fraction = years - months / 12;
     if (fraction > 0 && law.exceeds(level / reach) + BOUND_TAIL < q) {
       hopeless = months;
@@ -523,6 +573,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       if (j > switchAt) remember(gridLaws, gridKey(months, s.model, s.capital / s.monthly), law.snapshot());
       if (at(j) >= q) {
         while (j <= switchAt && j > possible && at(j - 1) >= q) j--;
+        if (law.months < own) advance(own);
         return found(j);
       }
     }
@@ -531,7 +582,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
 }
 
 function targetReachable(s: Scenario, z: number, decimals: number, q: number): TargetReachableSuggestion {
-  const prob = (target: number) => probability({ ...s, target });
+  const prob = memo((target: number) => probability({ ...s, target }));
   // P(W ≥ K) = Φ((ν − ln K)/τ) ≥ q ⇔ K ≤ exp(ν − zτ) under the two-moment fit (exact without contributions): the
   // start; with contributions the largest K whose probability reaches q is then searched for (P falls as K rises).
   const law = wealthLaw(s.capital, s.monthly, s.years, s.model);
@@ -555,7 +606,7 @@ function targetReachable(s: Scenario, z: number, decimals: number, q: number): T
 }
 
 function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
-  const prob = (monthly: number) => probability({ ...s, monthly });
+  const prob = memo((monthly: number) => probability({ ...s, monthly }));
   const resolution = 0.01 * 10 ** -decimals;
   const answer = (monthly: number) => roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
   const { value, probability: p } = ((): { value: number; probability: number } => {
@@ -564,10 +615,12 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
     if (s.capital > 0 && onGrid({ ...s, monthly: 1 })) {
       // On the log grid each contribution changes the start ratio C/c (a new convolution): the conditional
       // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.
-      const fast = (monthly: number) => probability({ ...s, monthly }, true);
-      return solveOnGrid(prob, fast, q, bisect(fast, q, MAX_MONTHLY_CONTRIBUTION, resolution), MAX_MONTHLY_CONTRIBUTION, decimals);
+      const fast = memo((monthly: number) => probability({ ...s, monthly }, true));
+      const [short, enough] = bracket(fast, q, s.monthly, MAX_MONTHLY_CONTRIBUTION);
+      return solveOnGrid(prob, fast, q, bisect(fast, q, enough, resolution, short), MAX_MONTHLY_CONTRIBUTION, decimals);
     }
-    return answer(bisect(prob, q, MAX_MONTHLY_CONTRIBUTION, resolution));
+    const [short, enough] = bracket(prob, q, s.monthly, MAX_MONTHLY_CONTRIBUTION);
+    return answer(bisect(prob, q, enough, resolution, short));
   })();
   if (p < q) {
     return {
@@ -607,6 +660,14 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
   };
   const z = normalQuantile(confidence);
   const decimals = market.currency_minor_units;
+  // The suggestions before the probability: the horizon search steps the log grid past the request's own horizon and
+  // keeps the law there, which the probability (and, without capital, the contribution search) then reads.
+  const suggestions: FeasibilityResult['suggestions'] = [
+    rounded(capitalNeeded(s, z, decimals, confidence)),
+    rounded(horizonNeeded(s, z, confidence)),
+    rounded(targetReachable(s, z, decimals, confidence)),
+    ...(Math.floor(12 * input.horizon_years) >= 1 ? [rounded(contributionNeeded(s, decimals, confidence))] : []),
+  ];
   return {
     required_growth_rate: requiredGrowthRate(s.capital, s.target, s.years),
     probability: roundProbability(probability(s)),
@@ -623,12 +684,7 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       basis: own ? 'request' : defaults!.basis,
       period: own ? null : defaults!.period,
     },
-    suggestions: [
-      rounded(capitalNeeded(s, z, decimals, confidence)),
-      rounded(horizonNeeded(s, z, confidence)),
-      rounded(targetReachable(s, z, decimals, confidence)),
-      ...(Math.floor(12 * input.horizon_years) >= 1 ? [rounded(contributionNeeded(s, decimals, confidence))] : []),
-    ],
+    suggestions,
   };
 }
 

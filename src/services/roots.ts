@@ -4,9 +4,9 @@
  * The boundary between `bad` (f < q) and `good` (f ≥ q) of a monotone f (either order), to `resolution`, returning
  * the `good` end. While the ends are more than a factor 4 apart it bisects geometrically (`geometric`, for positive
  * amounts: their ranges span many orders of magnitude and f saturates at 0 or 1 far from the boundary); then
- * regula falsi with the Illinois modification, a secant point next to an end moved half a resolution inside, and a
- * bisection whenever a step did not halve the bracket twice in a row: a dozen evaluations where bisection takes
- * about 45.
+ * regula falsi with the Illinois modification, a secant point next to an end moved half a resolution inside, and,
+ * whenever a step did not halve the bracket twice in a row, a point past the good end by twice its last move (when
+ * the secant converges on that end alone) or a bisection: a dozen evaluations where bisection takes about 45.
  */
 export function boundary(
   f: (x: number) => number, q: number, bad: number, good: number, resolution: number, geometric = true,
@@ -15,6 +15,7 @@ export function boundary(
   let fGood = f(good) - q;
   let side = 0;
   let slow = 0;
+  let moved = Infinity; // how far the good end moved at its last step
   for (let i = 0; i < 400; i++) {
     const width = Math.abs(good - bad);
     if (width <= resolution || width <= Math.abs(good) * 1e-15) break;
@@ -24,7 +25,9 @@ export function boundary(
     let x: number;
     if (geometric && hi / lo > 4) x = Math.sqrt(lo * hi);
     else if (slow >= 2) {
-      x = bad + (good - bad) / 2;
+      // The secant converging on the good end alone: a point past it on the bad side by twice its last move closes
+      // the bracket there (a plain bisection would move the far end only halfway).
+      x = side === 1 && moved < width / 8 ? good + towardBad * Math.max(2 * moved, resolution / 2) : bad + (good - bad) / 2;
       slow = 0;
     } else {
       x = good - (fGood * (good - bad)) / (fGood - fBad);
@@ -34,6 +37,7 @@ export function boundary(
     }
     const fx = f(x) - q;
     if (fx >= 0) {
+      moved = Math.abs(x - good);
       good = x;
       fGood = fx;
       if (side === 1) fBad /= 2;
