@@ -66,6 +66,8 @@ export function gaussLegendre(n: number): { x: number[]; w: number[] } {
 }
 
 const GL = gaussLegendre(5);
+/** The outer integral's panel ends, sorted in place (at most 23: the 1.5-wide panels, the step's and the end's). */
+const panelEnds = new Float64Array(32);
 const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 
 /**
@@ -270,10 +272,12 @@ export class ContributionLaw {
       const l3 = this.interpolate(this.lnM3, this.dM3, z);
       // Skewness γ of B|z from its raw moments (scaled by the mean); the shifted lognormal has γ = w³ + 3w with
       // w² = e^{ζ²} − 1.
-      const gamma = (Math.expm1(l3 - 3 * l1) - 3 * cv2) / cv2 ** 1.5;
+      const gamma = (Math.expm1(l3 - 3 * l1) - 3 * cv2) / (cv2 * Math.sqrt(cv2));
       if (gamma > 0 && Number.isFinite(gamma)) {
         const root = Math.sqrt(gamma * gamma + 4);
-        const w = Math.cbrt((gamma + root) / 2) + Math.cbrt((gamma - root) / 2);
+        // w = ∛((γ + r)/2) + ∛((γ − r)/2), and the two radicands multiply to −1: one cube root.
+        const cube = Math.cbrt((gamma + root) / 2);
+        const w = cube - 1 / cube;
         const zeta2 = Math.log1p(w * w);
         // Scaled by the mean: sd of B/E[B] is √cv2 = e^{η'}·e^{ζ²/2}·w, shift τ' = 1 − e^{η' + ζ²/2}.
         const scale = Math.sqrt(cv2) / w; // e^{η' + ζ²/2}
@@ -340,7 +344,9 @@ export class ContributionLaw {
       }
     }
     if (zStar <= Z_LIMIT) for (let width = 0.5; width > 1e-3; width /= 4) breaks.push(end - width);
-    const points = breaks.filter((z) => z >= from && z <= to).sort((a, b) => a - b);
+    let count = 0;
+    for (const z of breaks) if (z >= from && z <= to) panelEnds[count++] = z;
+    const points = panelEnds.subarray(0, count).sort();
     let integral = certain;
     for (let i = 0; i + 1 < points.length; i++) {
       const lo = points[i]!;
