@@ -91,6 +91,13 @@ const scratch = new Float64Array(POINTS);
 function interpolate(F: Float64Array, offset: number, lo: number, hi: number, p: number): number {
   const i = Math.floor(p);
   lagrange(p - i, scratch, 0);
+  if (i - 2 >= lo && i + 3 <= hi) {
+    // All six nodes within the window (the usual case), read directly.
+    const at = offset + i;
+    const value = scratch[0]! * F[at - 2]! + scratch[1]! * F[at - 1]! + scratch[2]! * F[at]! + scratch[3]! * F[at + 1]!
+      + scratch[4]! * F[at + 2]! + scratch[5]! * F[at + 3]!;
+    return Math.min(1, Math.max(0, value));
+  }
   let value = 0;
   for (let k = 0; k < POINTS; k++) {
     const j = i + STENCIL[k]!;
