@@ -1,5 +1,5 @@
-// Derives everything in generated/ from openapi.yaml (the GraphQL resolver types from schema.graphql, the log grid's
-// WebAssembly step from wasm/grid-step.ts). `--check` regenerates into a temporary folder and fails when
+// Derives everything in generated/ from openapi.yaml (the GraphQL resolver types from schema.graphql, the
+// feasibility computation's WebAssembly from wasm/). `--check` regenerates into a temporary folder and fails when
 // generated/ differs, so CI catches a spec edit whose derived code was not regenerated and committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
@@ -66,18 +66,24 @@ writeFileSync(
 // Resolver types of the GraphQL contract (schema.graphql), checked for staleness like everything above.
 await generateGraphQLTypes(outDir);
 
-// The log grid's monthly step (wasm/grid-step.ts), AssemblyScript compiled to WebAssembly with SIMD and embedded as
-// base64, so that tsx, the compiled dist/ and the tests all load the same bytes without a file path to resolve.
-const wasmDir = mkdtempSync(join(tmpdir(), 'grid-step-'));
-execFileSync(bin('asc'), ['wasm/grid-step.ts', '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--outFile', join(wasmDir, 'grid-step.wasm')], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+// The feasibility computation's inner loops (wasm/*.ts: the log grid's monthly step, the moment tables' sums),
+// AssemblyScript compiled to WebAssembly with SIMD and embedded as base64, so that tsx, the compiled dist/ and the
+// tests all load the same bytes without a file path to resolve.
 const ascVersion = JSON.parse(readFileSync(join('node_modules', 'assemblyscript', 'package.json'), 'utf8')).version;
-writeFileSync(
-  join(outDir, 'grid-step-wasm.ts'),
-  `// Generated from wasm/grid-step.ts by scripts/generate.mjs (AssemblyScript ${ascVersion}, -O3, SIMD). Do not edit.\n` +
-    `export const gridStepWasm = '${readFileSync(join(wasmDir, 'grid-step.wasm')).toString('base64')}';\n`,
-);
+const wasmDir = mkdtempSync(join(tmpdir(), 'wasm-'));
+for (const file of readdirSync('wasm').filter((name) => name.endsWith('.ts')).sort()) {
+  const name = file.slice(0, -'.ts'.length);
+  const binary = join(wasmDir, `${name}.wasm`);
+  execFileSync(bin('asc'), [join('wasm', file), '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--outFile', binary], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exported = `${name.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase())}Wasm`;
+  writeFileSync(
+    join(outDir, `${name}-wasm.ts`),
+    `// Generated from wasm/${file} by scripts/generate.mjs (AssemblyScript ${ascVersion}, -O3, SIMD). Do not edit.\n` +
+      `export const ${exported} = '${readFileSync(binary).toString('base64')}';\n`,
+  );
+}
 rmSync(wasmDir, { recursive: true, force: true });
 
 if (check) {

@@ -3,6 +3,7 @@
 // weights) are copied into that memory when the grid steps after another one did; its window of F is copied in
 // before each step and back out after it, so the grid's own Float64Array stays what readers read.
 import { gridStepWasm } from '../../generated/grid-step-wasm.js';
+import { WasmModule } from './wasm.js';
 
 interface GridStepExports {
   memory: WebAssembly.Memory;
@@ -13,8 +14,7 @@ interface GridStepExports {
     size: number, zero: number, pad: number, epsilon: number, lo: number, hi: number, months: number): void;
 }
 
-const wasm = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(gridStepWasm, 'base64')), {})
-  .exports as unknown as GridStepExports;
+const wasm = new WasmModule<GridStepExports>(gridStepWasm);
 
 /** What the step reads of a grid: F with `pad` nodes of room either side of `size`, and the arrays fixed by the grid. */
 export interface SteppedGrid {
@@ -36,33 +36,16 @@ interface Layout { F: number; U: number; weights: number; source: number; cell: 
 /** The grid whose constant arrays are in memory (its `source` array, which snapshots of it share) and where. */
 let loaded: Float64Array | undefined;
 let layout: Layout | undefined;
-let heap = new Float64Array(wasm.memory.buffer);
 
 function load(grid: SteppedGrid): Layout {
   if (loaded === grid.source && layout) return layout;
-  let offset = wasm.heapBase();
-  const take = (bytes: number) => {
-    const at = Math.ceil(offset / 16) * 16;
-    offset = at + bytes;
-    return at;
-  };
-  const next: Layout = {
-    F: take(8 * grid.current.length),
-    U: take(8 * grid.current.length),
-    weights: take(8 * grid.weights.length),
-    source: take(8 * grid.size),
-    cell: take(4 * grid.size),
-    lagrange: take(8 * grid.lagrange.length),
-  };
-  const missing = offset - wasm.memory.buffer.byteLength;
-  if (missing > 0) {
-    wasm.memory.grow(Math.ceil(missing / 65536));
-    heap = new Float64Array(wasm.memory.buffer);
-  }
-  heap.set(grid.weights, next.weights / 8);
-  heap.set(grid.source, next.source / 8);
-  new Int32Array(wasm.memory.buffer, next.cell, grid.size).set(grid.cell);
-  heap.set(grid.lagrange, next.lagrange / 8);
+  const [F, U, weights, source, cell, lagrange] = wasm.layout(8 * grid.current.length, 8 * grid.current.length,
+    8 * grid.weights.length, 8 * grid.size, 4 * grid.size, 8 * grid.lagrange.length);
+  const next: Layout = { F: F!, U: U!, weights: weights!, source: source!, cell: cell!, lagrange: lagrange! };
+  wasm.heap.set(grid.weights, next.weights / 8);
+  wasm.heap.set(grid.source, next.source / 8);
+  wasm.ints.set(grid.cell, next.cell / 4);
+  wasm.heap.set(grid.lagrange, next.lagrange / 8);
   loaded = grid.source;
   layout = next;
   return next;
@@ -73,10 +56,10 @@ export function stepGrid(grid: SteppedGrid, lo: number, hi: number, months: numb
   const at = load(grid);
   const { pad, current } = grid;
   const F = at.F / 8;
-  heap.set(current.subarray(pad + lo, pad + hi + 1), F + pad + lo);
-  wasm.step(at.F, at.U, at.weights, grid.weights.length, grid.from, at.source, at.cell, at.lagrange, grid.size, grid.zero,
+  wasm.heap.set(current.subarray(pad + lo, pad + hi + 1), F + pad + lo);
+  wasm.exports.step(at.F, at.U, at.weights, grid.weights.length, grid.from, at.source, at.cell, at.lagrange, grid.size, grid.zero,
     pad, epsilon, lo, hi, months);
-  const window = { lo: wasm.stepLo(), hi: wasm.stepHi() };
-  current.set(heap.subarray(F + pad + window.lo, F + pad + window.hi + 1), pad + window.lo);
+  const window = { lo: wasm.exports.stepLo(), hi: wasm.exports.stepHi() };
+  current.set(wasm.heap.subarray(F + pad + window.lo, F + pad + window.hi + 1), pad + window.lo);
   return window;
 }
