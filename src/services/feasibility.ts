@@ -298,13 +298,13 @@ function solveOnGrid(
 /** The smallest x in [0, max] with the increasing `f` at least `level`, bracketed outward from `near`. */
 function solveNear(f: (x: number) => number, level: number, near: number, max: number, resolution: number): number {
   if (level <= 0) return 0;
-  if (near <= 0 || near >= max) return f(max) < level ? max : boundary(f, level, 0, max, resolution);
+  if (near <= 0 || near >= max) return f(max) < level ? max : probabilityBoundary(f, level, 0, max, resolution);
   let factor = 1.01;
   if (f(near) >= level) {
     let good = near;
     for (;;) {
       const bad = good / factor < resolution ? 0 : good / factor;
-      if (bad === 0 || f(bad) < level) return bad === 0 && f(0) >= level ? 0 : boundary(f, level, bad, good, resolution);
+      if (bad === 0 || f(bad) < level) return bad === 0 && f(0) >= level ? 0 : probabilityBoundary(f, level, bad, good, resolution);
       good = bad;
       factor *= factor;
     }
@@ -312,7 +312,7 @@ function solveNear(f: (x: number) => number, level: number, near: number, max: n
   let bad = near;
   for (;;) {
     const good = Math.min(max, bad * factor);
-    if (f(good) >= level) return boundary(f, level, bad, good, resolution);
+    if (f(good) >= level) return probabilityBoundary(f, level, bad, good, resolution);
     if (good === max) return max;
     bad = good;
     factor *= factor;
@@ -329,7 +329,7 @@ function refineIncreasing(prob: (x: number) => number, q: number, estimate: numb
     let good = estimate;
     for (;;) {
       const bad = Math.max(0, good - step);
-      if (prob(bad) < q) return boundary(prob, q, bad, good, resolution);
+      if (prob(bad) < q) return probabilityBoundary(prob, q, bad, good, resolution);
       if (bad === 0) return 0;
       good = bad;
       step *= 4;
@@ -338,7 +338,7 @@ function refineIncreasing(prob: (x: number) => number, q: number, estimate: numb
   let bad = estimate;
   for (;;) {
     const good = Math.min(max, bad + step);
-    if (prob(good) >= q) return boundary(prob, q, bad, good, resolution);
+    if (prob(good) >= q) return probabilityBoundary(prob, q, bad, good, resolution);
     if (good === max) return max;
     bad = good;
     step *= 4;
@@ -383,11 +383,23 @@ function roundedWithProbability(
 }
 
 /**
+ * The searches' resolution in units of the currency: the rounding that follows (roundedWithProbability) computes the
+ * rounded amount and the one a unit back, so an answer within a quarter unit of the boundary rounds to the same amount
+ * as one within a hundredth, with fewer evaluations.
+ */
+const SEARCH_RESOLUTION = 0.25;
+
+/** `boundary` for a probability, its secant steps on the probit scale, where P rises nearly linearly. */
+function probabilityBoundary(f: (x: number) => number, q: number, bad: number, good: number, resolution: number): number {
+  return boundary(f, q, bad, good, resolution, true, normalQuantile);
+}
+
+/**
  * Smallest x in [lo, hi] with increasing(x) ≥ q, to well below one rounding unit, given increasing(hi) ≥ q (and
  * increasing(lo) < q unless lo is 0).
  */
 function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number, lo = 0): number {
-  return boundary(increasing, q, lo, hi, resolution);
+  return probabilityBoundary(increasing, q, lo, hi, resolution);
 }
 
 /**
@@ -447,7 +459,7 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
     // with the conditional lognormal; on the log grid that answer is then refined.
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
     const [short, enough] = bracket(fast, q, estimate, MAX_CAPITAL);
-    estimate = bisect(fast, q, enough, 0.01 * 10 ** -decimals, short);
+    estimate = bisect(fast, q, enough, SEARCH_RESOLUTION * 10 ** -decimals, short);
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
@@ -592,7 +604,7 @@ function targetReachable(s: Scenario, z: number, decimals: number, q: number): T
     for (let i = 0; i < 200 && low > 0 && prob(low) < q; i++) low /= 1.25;
     let high = Math.max(low, reachable);
     for (let i = 0; i < 200 && prob(high) >= q && Number.isFinite(high * 1.25); i++) high *= 1.25;
-    reachable = prob(high) >= q ? high : boundary(prob, q, high, low, 0.01 * 10 ** -decimals);
+    reachable = prob(high) >= q ? high : probabilityBoundary(prob, q, high, low, SEARCH_RESOLUTION * 10 ** -decimals);
   }
   const { value, probability: p } = roundedWithProbability(reachable, decimals, 'down', q, prob, MAX_TARGET);
   if (value <= 0 || p < q) {
@@ -603,6 +615,20 @@ function targetReachable(s: Scenario, z: number, decimals: number, q: number): T
     };
   }
   return { kind: 'target_reachable', target: value, probability: p, ...REACHED };
+}
+
+/**
+ * The contribution whose mean wealth is the target (mean wealth is linear in it), where the search brackets the
+ * answer from: a few factors of 2 at most, where the request's own contribution may be many away. Undefined when the
+ * capital alone has that mean.
+ */
+function contributionGuess(s: Scenario): number | undefined {
+  const months = wholeMonths(s.years);
+  const growth = Math.exp((s.model.m + s.model.s2 / 2) * Math.max(0, s.years - months / 12));
+  const perUnit = new WealthMoments(0, 1, s.model);
+  perUnit.advanceTo(months);
+  const guess = (s.target - s.capital * Math.exp((s.model.m + s.model.s2 / 2) * s.years)) / (perUnit.mean * growth);
+  return guess > 0 && Number.isFinite(guess) ? guess : undefined;
 }
 
 function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
@@ -616,11 +642,11 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
       // On the log grid each contribution changes the start ratio C/c (a new convolution): the conditional
       // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.
       const fast = memo((monthly: number) => probability({ ...s, monthly }, true));
-      const [short, enough] = bracket(fast, q, s.monthly, MAX_MONTHLY_CONTRIBUTION);
+      const [short, enough] = bracket(fast, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
       return solveOnGrid(prob, fast, q, bisect(fast, q, enough, resolution, short), MAX_MONTHLY_CONTRIBUTION, decimals);
     }
-    const [short, enough] = bracket(prob, q, s.monthly, MAX_MONTHLY_CONTRIBUTION);
-    return answer(bisect(prob, q, enough, resolution, short));
+    const [short, enough] = bracket(prob, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
+    return answer(bisect(prob, q, enough, SEARCH_RESOLUTION * 10 ** -decimals, short));
   })();
   if (p < q) {
     return {

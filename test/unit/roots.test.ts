@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { normalCdf, normalQuantile } from '../../src/services/normal.js';
 import { boundary } from '../../src/services/roots.js';
 
 describe('boundary (the searches’ root finder)', () => {
@@ -21,5 +22,17 @@ describe('boundary (the searches’ root finder)', () => {
     const { f } = counted((x) => Math.exp(-x));
     const good = boundary(f, 0.25, 10, 0, 1e-9, false);
     expect(good).to.be.at.most(Math.log(4)).and.at.least(Math.log(4) - 1e-9);
+  });
+
+  it('steps on the probit scale when given it: a lognormal probability’s boundary in 10 evaluations or fewer, 11–17 without', () => {
+    // P(x) = Φ((ln x − ln 120)/sd) reaches 0.8 at 120·e^{sd·z_0.8}; its S shape slows a plain secant.
+    for (const sd of [0.3, 0.1, 0.03]) {
+      const { calls, f } = counted((x) => normalCdf((Math.log(x) - Math.log(120)) / sd));
+      const root = 120 * Math.exp(sd * normalQuantile(0.8));
+      const good = boundary(f, 0.8, 100, 200, 1e-4, true, normalQuantile);
+      expect(good).to.be.closeTo(root, 1e-4);
+      expect(f(good)).to.be.at.least(0.8);
+      expect(calls.n - 1).to.be.at.most(10);
+    }
   });
 });
