@@ -395,8 +395,8 @@ function probabilityBoundary(f: (x: number) => number, q: number, bad: number, g
 }
 
 /**
- * Smallest x in [lo, hi] with increasing(x) ≥ q, to well below one rounding unit, given increasing(hi) ≥ q (and
- * increasing(lo) < q unless lo is 0).
+ * Smallest x in [lo, hi] with increasing(x) ≥ q, to `resolution`, given increasing(hi) ≥ q (and increasing(lo) < q
+ * unless lo is 0).
  */
 function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number, lo = 0): number {
   return probabilityBoundary(increasing, q, lo, hi, resolution);
