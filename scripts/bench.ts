@@ -3,6 +3,7 @@
 // Usage: make bench [CASES="read cluster memory approvals orders feasibility flood"]
 // Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON).
 import { spawnSync } from 'node:child_process';
+import type { Agent } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
@@ -217,7 +218,10 @@ try {
     const ACCOUNTS = 20;
     const RATE = Number(process.env.APPROVALS_PER_SECOND ?? 200);
     const COUNT = RATE * Math.max(5, DURATION);
-    const perAccount = Math.ceil(COUNT / ACCOUNTS);
+    // One second at the same rate first, not measured: the approval path's first second after start (code not yet
+    // optimised, the pool opening its connections) held every request over 25 ms of a run on this machine, none after.
+    const WARM_UP = RATE;
+    const perAccount = Math.ceil((WARM_UP + COUNT) / ACCOUNTS);
     const current = await request(`${single.url}/v1/disclosures/current`, { headers: auth });
     if (current.status !== 200) throw new Error(`disclosure: ${current.status} ${current.body}`);
     const disclosure = JSON.parse(current.body) as { version: number };
@@ -245,15 +249,18 @@ try {
       });
       traders.push({ ...trader, orders: idea.orders.map((o: { id: string }) => o.id) });
     }
-    const result = await fixedRate(COUNT, RATE, async (i, agent) => {
-      const trader = traders[i % ACCOUNTS]!;
-      const id = trader.orders[Math.floor(i / ACCOUNTS)]!;
+    const approve = (offset: number) => async (i: number, agent: Agent) => {
+      const trader = traders[(offset + i) % ACCOUNTS]!;
+      const id = trader.orders[Math.floor((offset + i) / ACCOUNTS)]!;
       const response = await request(`${single.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` }, agent });
       return response.status;
-    });
+    };
+    const warm = await fixedRate(WARM_UP, RATE, approve(0));
+    if ((warm.statuses['200'] ?? 0) !== WARM_UP) throw new Error(`approvals warm-up: ${JSON.stringify(warm.statuses)}`);
+    const result = { ...(await fixedRate(COUNT, RATE, approve(WARM_UP))), warmUp: warm };
     raw.approvals = result;
     const met = result.achievedPerSecond >= RATE * 0.95 && result.p99 <= 50 && (result.statuses['200'] ?? 0) === COUNT;
-    rows.push({ case: `Approvals at ${RATE}/s offered over ${ACCOUNTS} accounts (PostgreSQL)`, measured: `${fixed(result.achievedPerSecond, 0)}/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, statuses ${JSON.stringify(result.statuses)}`, target: '≥ 200/s, p99 ≤ 50 ms', met });
+    rows.push({ case: `Approvals at ${RATE}/s offered over ${ACCOUNTS} accounts (PostgreSQL; after ${WARM_UP / RATE} s at that rate, whose p99 was ${fixed(warm.p99, 0)} ms)`, measured: `${fixed(result.achievedPerSecond, 0)}/s, p50 ${fixed(result.p50, 1)} ms, p99 ${fixed(result.p99, 1)} ms, statuses ${JSON.stringify(result.statuses)}`, target: '≥ 200/s, p99 ≤ 50 ms', met });
     log(`approvals: ${JSON.stringify(result)}`);
   }
 
