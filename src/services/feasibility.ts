@@ -385,21 +385,13 @@ function roundedWithProbability(
 /**
  * The searches' resolution in units of the currency: the rounding that follows (roundedWithProbability) computes the
  * rounded amount and the one a unit back, so an answer within a quarter unit of the boundary rounds to the same amount
- * as one within a hundredth, with fewer evaluations.
+ * as one within a hundredth, with fewer evaluations; on the log grid the answer is a start that solveOnGrid refines.
  */
 const SEARCH_RESOLUTION = 0.25;
 
 /** `boundary` for a probability, its secant steps on the probit scale, where P rises nearly linearly. */
 function probabilityBoundary(f: (x: number) => number, q: number, bad: number, good: number, resolution: number): number {
   return boundary(f, q, bad, good, resolution, true, normalQuantile);
-}
-
-/**
- * Smallest x in [lo, hi] with increasing(x) ≥ q, to `resolution`, given increasing(hi) ≥ q (and increasing(lo) < q
- * unless lo is 0).
- */
-function bisect(increasing: (x: number) => number, q: number, hi: number, resolution: number, lo = 0): number {
-  return probabilityBoundary(increasing, q, lo, hi, resolution);
 }
 
 /**
@@ -459,7 +451,7 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
     // with the conditional lognormal; on the log grid that answer is then refined.
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
     const [short, enough] = bracket(fast, q, estimate, MAX_CAPITAL);
-    estimate = bisect(fast, q, enough, SEARCH_RESOLUTION * 10 ** -decimals, short);
+    estimate = probabilityBoundary(fast, q, short, enough, SEARCH_RESOLUTION * 10 ** -decimals);
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
@@ -633,7 +625,7 @@ function contributionGuess(s: Scenario): number | undefined {
 
 function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyContributionNeededSuggestion {
   const prob = memo((monthly: number) => probability({ ...s, monthly }));
-  const resolution = 0.01 * 10 ** -decimals;
+  const resolution = SEARCH_RESOLUTION * 10 ** -decimals;
   const answer = (monthly: number) => roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
   const { value, probability: p } = ((): { value: number; probability: number } => {
     if (prob(0) >= q) return answer(0);
@@ -643,10 +635,10 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
       // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.
       const fast = memo((monthly: number) => probability({ ...s, monthly }, true));
       const [short, enough] = bracket(fast, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
-      return solveOnGrid(prob, fast, q, bisect(fast, q, enough, resolution, short), MAX_MONTHLY_CONTRIBUTION, decimals);
+      return solveOnGrid(prob, fast, q, probabilityBoundary(fast, q, short, enough, resolution), MAX_MONTHLY_CONTRIBUTION, decimals);
     }
     const [short, enough] = bracket(prob, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
-    return answer(bisect(prob, q, enough, SEARCH_RESOLUTION * 10 ** -decimals, short));
+    return answer(probabilityBoundary(prob, q, short, enough, resolution));
   })();
   if (p < q) {
     return {

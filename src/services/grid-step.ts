@@ -3,11 +3,9 @@
 // weights) are copied into that memory when the grid steps after another one did; its window of F is copied in
 // before each step and back out after it, so the grid's own Float64Array stays what readers read.
 import { gridStepWasm } from '../../generated/grid-step-wasm.js';
-import { WasmModule } from './wasm.js';
+import { WasmModule, type ModuleExports } from './wasm.js';
 
-interface GridStepExports {
-  memory: WebAssembly.Memory;
-  heapBase(): number;
+interface GridStepExports extends ModuleExports {
   stepLo(): number;
   stepHi(): number;
   step(F: number, U: number, weights: number, taps: number, from: number, source: number, cell: number, lagrange: number,

@@ -1,7 +1,7 @@
 // The feasibility computation's WebAssembly modules (wasm/*.ts, embedded by scripts/generate.mjs as base64 in
 // generated/*-wasm.ts): each instantiated once per process, with views of its memory that follow it when it grows.
 
-interface ModuleExports {
+export interface ModuleExports {
   memory: WebAssembly.Memory;
   /** The first byte free for the caller's arrays. */
   heapBase(): number;

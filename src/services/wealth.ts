@@ -30,12 +30,10 @@ import { momentsWasm } from '../../generated/moments-wasm.js';
 import { remembered } from './memo.js';
 import { normalCdf } from './normal.js';
 import { boundary } from './roots.js';
-import { WasmModule } from './wasm.js';
+import { WasmModule, type ModuleExports } from './wasm.js';
 
 /** The moment tables' sums in WebAssembly (wasm/moments.ts): the same arithmetic as here, about 2.5 times as fast. */
-const moments = new WasmModule<{
-  memory: WebAssembly.Memory;
-  heapBase(): number;
+const moments = new WasmModule<ModuleExports & {
   tripleSums(n: number, power: number, point: number, diff: number): void;
   powerSums(coefficients: number, terms: number, ratios: number, count: number, out: number): void;
 }>(momentsWasm);
