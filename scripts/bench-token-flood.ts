@@ -2,9 +2,10 @@
 // endpoint with wrong secrets from ever-changing addresses and client ids (so no rate limit stops them: the worst
 // case for bcrypt). Prints p99s with and without the flood, measured in the same run, and a JSON line last.
 // Every phase is the same steps (a second's pause, new legitimate token requests, then the reads), so that the flood
-// is the only difference. A run without any flood (FLOOD_CONNECTIONS=0) is the check that the phases compare like
-// with like: with the quiet reads straight after a warm-up of reads alone and one flooded phase after them, it
-// measured the second phase's read p99 1.4 times the first.
+// is the only difference. A run without any flood (FLOOD_CONNECTIONS=0) shows how far two quiet conditions differ:
+// with the quiet reads straight after a warm-up of reads alone and one flooded phase after them, it measured the
+// second phase's read p99 1.4 times the first; in this order 0.4–2.4 times, p99s near 1 ms being a few stray
+// samples on this machine.
 // Usage: npm run bench:flood   (PostgreSQL at BENCH_DATABASE_URL, default the local server; build first)
 import { spawn } from 'node:child_process';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
@@ -17,41 +18,6 @@ const SAMPLES = Number(process.env.FLOOD_SAMPLES ?? 400);
 // Reads are fast: enough of them that a p99 is not two or three stray samples.
 const READ_SAMPLES = 5 * SAMPLES;
 const WARM_UP_PHASES = Number(process.env.FLOOD_WARM_UP_PHASES ?? 3);
-
-/** The other traffic's process (CommonJS for `node -e`): says when it has started, and on 'stop' what it sent. */
-const BACKGROUND = `
-const http = require('node:http');
-const { URL: url, KIND: kind, CONNECTIONS, PER_SECOND, PHASE } = process.env;
-const agent = new http.Agent({ keepAlive: true, maxSockets: Number(CONNECTIONS) });
-const statuses = {};
-let sent = 0;
-let running = true;
-const started = Date.now();
-const send = (path, method, headers, body) => new Promise((resolve) => {
-  const req = http.request(url + path, { method, agent, headers }, (res) => {
-    res.resume();
-    res.on('end', () => { statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1; sent++; resolve(); });
-  });
-  req.on('error', () => { statuses.error = (statuses.error || 0) + 1; resolve(); });
-  req.end(body);
-});
-let finished;
-if (kind === 'flood') {
-  finished = Promise.all(Array.from({ length: Number(CONNECTIONS) }, async (_, c) => {
-    for (let i = 0; running; i++) {
-      const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'ias_client_guess' + PHASE + '_' + c + '_' + i, client_secret: 'wrong' }).toString();
-      await send('/oauth/token', 'POST', { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '10.' + PHASE + '.' + c + '.' + (i % 250) }, body);
-    }
-  }));
-} else {
-  const pending = [];
-  const timer = setInterval(() => { if (running) pending.push(send('/v1/unknown', 'GET', {})); }, 1000 / Number(PER_SECOND));
-  finished = new Promise((resolve) => process.once('message', () => { clearInterval(timer); resolve(Promise.all(pending)); }));
-}
-process.once('message', () => { running = false; });
-process.send('started');
-finished.then(() => { process.send({ sent, seconds: (Date.now() - started) / 1000, statuses }); process.exit(0); });
-`;
 
 function p50(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -97,13 +63,12 @@ try {
     return { token, read: await timed(reads, read) };
   };
 
-  // Other traffic comes from a process of its own, as an attacker's would: the flood (32 connections of wrong secrets
-  // from addresses and client ids that never repeat) or, as the control, cheap requests (GET of an unknown path,
-  // 404) paced at the rate the flood achieved. Without the control, any traffic at all would count as the flood's: a
+  // Other traffic comes from a process of its own (scripts/bench/background-traffic.ts), as an attacker's would: the
+  // flood or, as the control, cheap requests (404s) paced at the rate the flood achieved. Without the control, any traffic at all would count as the flood's: a
   // paced 30/s of 404s alone raised the read p99 from 0.9 to 2.4 ms on this 2-core machine.
   let phaseNumber = 0;
   const background = async <T>(kind: 'flood' | 'paced', perSecond: number, during: () => Promise<T>) => {
-    const child = spawn(process.execPath, ['-e', BACKGROUND], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/background-traffic.ts'], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, URL: service.url, KIND: kind, CONNECTIONS: String(FLOOD_CONNECTIONS), PER_SECOND: String(perSecond), PHASE: String(++phaseNumber) },
     });
