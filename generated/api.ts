@@ -279,9 +279,12 @@ export interface paths {
          *     With `monthly_contribution` a > 0, n = ⌊12·T⌋ contributions are paid, the k-th at the end of month
          *     k, each compounding until T under monthly steps of the same lognormal process (log mean m/12,
          *     log variance s²/12 per month). Terminal wealth is W = C·e^L + a·B, L the total log return and B the
-         *     compounded value of one unit contributed monthly. Two methods compute P, chosen by the horizon's log
+         *     compounded value of one unit contributed monthly. Three methods compute P, chosen by the horizon's log
          *     variance s²T:
-         *     - s²T ≤ 1: by conditioning on L (Curran / Rogers–Shi; `assumptions.method: conditional_lognormal`):
+         *     - s²T ≤ 0.01 (a narrow law: small σ or a short horizon): `moment_matched`, W taken as the lognormal
+         *       shifted to match its exact first three moments, which follow month by month in closed form (within
+         *       0.00006 of a fine log grid at s²T = 0.01, closer below; as σ → 0 it tends to the deterministic wealth).
+         *     - 0.01 < s²T ≤ 1: by conditioning on L (Curran / Rogers–Shi; `assumptions.method: conditional_lognormal`):
          *       given L the capital part is exact, B given L is approximated by a lognormal shifted to match its
          *       exact first three conditional moments (closed forms), and P = ∫ φ(z)·P(W ≥ K | L = z) dz is
          *       integrated numerically.
@@ -291,7 +294,7 @@ export interface paths {
          *       standard deviation, steps of at most 0.12), the month's return added by convolution with its sampled
          *       normal density (the trapezoid rule, exact to about 1e-9 at that spacing) and the map read by
          *       six-point (quintic) interpolation; the leftover fraction of a year is integrated out at the end.
-         *     Both are held to `assumptions.method_accuracy` = 0.0005: over horizons 1–50 years, σ 0.05–0.35,
+         *     All three are held to `assumptions.method_accuracy` = 0.0005: over horizons 1–50 years, σ 0.05–0.35,
          *     μ −0.05–0.15, capital 0–1000 contributions and targets 0.25–3 times the median wealth, the
          *     conditional lognormal (where used) differs from a log grid with 4 points per standard deviation by at
          *     most 0.0005, and the log grid from that finer one by at most 0.00005; both agree with seeded 1,000,000-path
@@ -1287,11 +1290,11 @@ export interface components {
             model: "lognormal";
             /**
              * @description How the probabilities were computed: `closed_form` (exact: no contribution, or σ = 0);
-             *     with contributions `conditional_lognormal` (horizon log variance s²T ≤ 1) or
-             *     `log_grid_convolution` (s²T > 1); see the operation's description.
+             *     with contributions `moment_matched` (horizon log variance s²T ≤ 0.01), `conditional_lognormal`
+             *     (0.01 < s²T ≤ 1) or `log_grid_convolution` (s²T > 1); see the operation's description.
              * @enum {string}
              */
-            method: "closed_form" | "conditional_lognormal" | "log_grid_convolution";
+            method: "closed_form" | "moment_matched" | "conditional_lognormal" | "log_grid_convolution";
             /**
              * @description Documented bound on the absolute error of `probability` before rounding: 1e-6 for the closed
              *     form, 0.0005 for either method with contributions (see the operation's description). Null is

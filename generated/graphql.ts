@@ -464,6 +464,7 @@ export type DailyReportList = {
 /** How feasibility probabilities were computed (see the REST operation). */
 export type FeasibilityMethod =
   | 'closed_form'
+  | 'moment_matched'
   | 'conditional_lognormal'
   | 'log_grid_convolution';
 

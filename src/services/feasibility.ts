@@ -1,7 +1,8 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
-import { remember, remembered } from './memo.js';
+import { Memo } from './memo.js';
 import { ContributionLaw, type LogModel } from './wealth.js';
 import { GridWealth } from './wealth-grid.js';
+import { DETERMINISTIC_TOLERANCE, WealthMoments } from './wealth-moments.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
 import { getMarket, marketsWithAssumptions, supportedMarkets } from './markets.js';
 import { normalCdf, normalQuantile } from './normal.js';
@@ -17,7 +18,7 @@ export interface FeasibilityInput {
   assumptions?: { expected_return: number; volatility: number };
 }
 
-export type FeasibilityMethod = 'closed_form' | 'conditional_lognormal' | 'log_grid_convolution';
+export type FeasibilityMethod = 'closed_form' | 'moment_matched' | 'conditional_lognormal' | 'log_grid_convolution';
 
 export interface FeasibilityAssumptions {
   market: string;
@@ -77,8 +78,6 @@ export const MAX_TARGET = 1e12;
 /** A required growth rate too large for a double is answered as this bound (documented in the spec). */
 export const MAX_GROWTH_RATE = Number.MAX_VALUE;
 const HORIZON_DECIMALS = 2;
-/** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
-const DETERMINISTIC_TOLERANCE = 1e-12;
 
 // LogModel: annual log-return N(m, s²) of a lognormal with arithmetic mean μ and standard deviation σ.
 
@@ -89,63 +88,6 @@ function logModel(mu: number, sigma: number): LogModel {
 
 /** ln(wealth) ~ N(nu, tau2); nu = −∞ means wealth is surely 0. */
 interface WealthLaw { nu: number; tau2: number }
-
-/**
- * Exact mean and squared coefficient of variation (cv² = variance/mean², which stays in range where the raw
- * second moment would overflow) of wealth month by month: W' = W·G + c with G independent, ln G ~ N(m/12, s²/12),
- * gives E[W'] = E[W]·E[G] + c and cv²' = (cv²·e^(s²/12) + e^(s²/12) − 1)·(E[W]·E[G]/E[W'])².
- * Contributions stop after floor(12T) months; the leftover fraction of a year only grows.
- */
-class WealthMoments {
-  mean: number;
-  cv2 = 0;
-  months = 0;
-  private readonly monthly: number;
-  private readonly model: LogModel;
-  private readonly monthGrowth: number;
-  private readonly monthCv2Growth: number;
-  private readonly monthCv2Add: number;
-
-  constructor(capital: number, monthly: number, model: LogModel) {
-    this.mean = capital;
-    this.monthly = monthly;
-    this.model = model;
-    this.monthGrowth = Math.exp(model.m / 12 + model.s2 / 24);
-    this.monthCv2Growth = Math.exp(model.s2 / 12);
-    this.monthCv2Add = Math.expm1(model.s2 / 12);
-  }
-
-  advanceTo(months: number): void {
-    for (; this.months < months; this.months++) {
-      const grown = this.mean * this.monthGrowth;
-      const share = grown / (grown + this.monthly);
-      this.cv2 = (this.cv2 * this.monthCv2Growth + this.monthCv2Add) * share * share;
-      this.mean = grown + this.monthly;
-    }
-  }
-
-  /**
-   * An upper bound on P(W ≥ target) after a further `fraction` of a year: Cantelli's inequality on the exact mean
-   * and variance (P(W − E ≥ d) ≤ Var / (Var + d²) for d > 0), whatever the law's shape.
-   */
-  atMost(target: number, fraction: number): number {
-    const { m, s2 } = this.model;
-    const mean = this.mean * Math.exp((m + s2 / 2) * fraction);
-    if (target <= mean) return 1;
-    const variance = mean * mean * (this.cv2 * Math.exp(s2 * fraction) + Math.expm1(s2 * fraction));
-    const gap = target - mean;
-    return variance / (variance + gap * gap);
-  }
-
-  /** The lognormal with the same first two moments as wealth after a further `fraction` of a year without contributions. */
-  lawAfter(fraction: number): WealthLaw {
-    const { m, s2 } = this.model;
-    if (this.mean <= 0) return { nu: -Infinity, tau2: 0 };
-    const cv2 = this.cv2 * Math.exp(s2 * fraction) + Math.expm1(s2 * fraction);
-    const tau2 = Math.log1p(cv2);
-    return { nu: Math.log(this.mean) + (m + s2 / 2) * fraction - tau2 / 2, tau2 };
-  }
-}
 
 function wholeMonths(years: number): number {
   return Math.floor(12 * years + 1e-9);
@@ -173,19 +115,27 @@ function probabilityFromLaw(law: WealthLaw, target: number): number {
 interface Scenario { capital: number; target: number; years: number; monthly: number; model: LogModel }
 
 /** The conditional law of contributions for a horizon and model, kept for the few scenarios a request explores. */
-const contributionLaws = new Map<string, ContributionLaw>();
+const contributionLaws = new Memo<ContributionLaw>(64);
 function contributionLaw(months: number, fraction: number, model: LogModel): ContributionLaw {
-  return remembered(contributionLaws, `${months}|${fraction}|${model.m}|${model.s2}`, () => new ContributionLaw(months, fraction, model));
+  return contributionLaws.get(`${months}|${fraction}|${model.m}|${model.s2}`, () => new ContributionLaw(months, fraction, model));
 }
 
 /** The log-grid law of W/c for whole months and a start ratio C/c; the leftover fraction is applied when read. */
-const gridLaws = new Map<string, GridWealth>();
+const gridLaws = new Memo<GridWealth>(64, 32 * 1024 * 1024, (law) => law.bytes);
 const gridKey = (months: number, model: LogModel, ratio: number) => `${months}|${ratio}|${model.m}|${model.s2}`;
 function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
-  return remembered(gridLaws, gridKey(months, model, ratio), () => GridWealth.after(months, model, ratio));
+  return gridLaws.get(gridKey(months, model, ratio), () => GridWealth.after(months, model, ratio));
 }
 
 
+/**
+ * Up to this log variance s²T of the horizon, probabilities with contributions come from wealth's exact first three
+ * moments (the shifted lognormal fitting them, wealth-moments.ts): within 0.00006 of the log grid at 3 points per sd
+ * at s²T = 0.01 and closer below (0.000006 at 0.001), over horizons 1–50 y, μ −0.5–1 and start ratios C/c 0–10,000
+ * (test/unit/feasibility.test.ts). Its cost is a few operations a month whatever the volatility, where the
+ * conditional lognormal's tables and the log grid's nodes (one per monthly sd) would grow without bound as σ → 0.
+ */
+const MOMENT_MATCHED_UP_TO = 0.01;
 /**
  * Up to this log variance s²T of the horizon, probabilities with contributions come from the conditional lognormal
  * (wealth.ts: within 0.0005 of the log grid over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15, start ratios C/c
@@ -206,15 +156,24 @@ function contributes(s: Scenario): boolean {
 function onGrid(s: Scenario): boolean {
   return contributes(s) && s.model.s2 * s.years > CONDITIONAL_UP_TO;
 }
+function momentMatched(s: Scenario): boolean {
+  return contributes(s) && s.model.s2 * s.years <= MOMENT_MATCHED_UP_TO;
+}
 
 /**
- * P(W ≥ K): in closed form without contributions; with them, by conditioning on the total log-return or, at large
- * log variance, on the log grid. `fast` asks for the conditional lognormal everywhere (searches start from it).
+ * P(W ≥ K): in closed form without contributions; with them, from the exact moments at small log variance, by
+ * conditioning on the total log-return or, at large log variance, on the log grid. `fast` asks for the conditional
+ * lognormal everywhere it would be the grid (searches start from it).
  */
 function probability(s: Scenario, fast = false): number {
   if (contributes(s) && s.target > 0) {
     const months = wholeMonths(s.years);
     const fraction = Math.max(0, s.years - months / 12);
+    if (momentMatched(s)) {
+      const wealth = new WealthMoments(s.capital, s.monthly, s.model);
+      wealth.advanceTo(months);
+      return wealth.exceeds(s.target, fraction);
+    }
     if (!fast && onGrid(s)) return gridLaw(months, s.model, s.capital / s.monthly).exceeds(s.target / s.monthly, fraction);
     return contributionLaw(months, fraction, s.model).probability(s.capital, s.monthly, s.target);
   }
@@ -226,7 +185,8 @@ const CLOSED_FORM_ACCURACY = 1e-6;
 
 function method(s: Scenario): Pick<FeasibilityAssumptions, 'method' | 'method_accuracy'> {
   if (!contributes(s)) return { method: 'closed_form', method_accuracy: CLOSED_FORM_ACCURACY };
-  return { method: onGrid(s) ? 'log_grid_convolution' : 'conditional_lognormal', method_accuracy: CONTRIBUTIONS_ACCURACY };
+  const name = momentMatched(s) ? 'moment_matched' : onGrid(s) ? 'log_grid_convolution' : 'conditional_lognormal';
+  return { method: name, method_accuracy: CONTRIBUTIONS_ACCURACY };
 }
 
 /** Up to this s²T the conditional lognormal was measured within 0.02 of the log grid (0.019 at 6.4); beyond, not. */
@@ -533,6 +493,21 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
     }
     return found(hi);
   }
+  // Horizons whose log variance is at most MOMENT_MATCHED_UP_TO are read from the moments themselves (their method),
+  // advanced month by month as the bound was: a few operations each, whatever σ. Beyond them, σ is large enough
+  // (s² > MOMENT_MATCHED_UP_TO / MAX_HORIZON_YEARS) for the log grid's step, one monthly sd, to be a coarse one.
+  let first = possible;
+  for (; first <= steps && s.model.s2 * (first * unit) <= MOMENT_MATCHED_UP_TO; first++) {
+    const years = first * unit;
+    const months = wholeMonths(years);
+    if (months < 1) {
+      if (at(first) >= q) return found(first);
+      continue;
+    }
+    bound.advanceTo(months);
+    if (bound.exceeds(s.target, Math.max(0, years - months / 12)) >= q) return found(first);
+  }
+  if (first > steps) return unattainable(NOT_WITHIN_MAX_HORIZON);
   const law = new GridWealth(s.model, s.capital / s.monthly, wholeMonths(MAX_HORIZON_YEARS));
   // The request's own horizon, where its probability is read on this same grid (same nodes, same steps): the law
   // there is kept on the way (or stepped to after the answer), so that the probability steps no grid of its own.
@@ -540,7 +515,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   const advance = (months: number) => {
     if (law.months < own && own <= months) {
       law.advanceTo(own);
-      remember(gridLaws, gridKey(own, s.model, s.capital / s.monthly), law.snapshot());
+      gridLaws.set(gridKey(own, s.model, s.capital / s.monthly), law.snapshot());
     }
     law.advanceTo(months);
   };
@@ -555,7 +530,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   const reachOver = (fraction: number) => Math.exp(Math.max(0, m * fraction) + BOUND_SD * Math.sqrt(s2 * fraction));
   const reach = reachOver(1 / 12);
   let hopeless = -1; // the last month known not to reach q
-  for (let j = Math.max(1, possible); j <= steps; j++) {
+  for (let j = first; j <= steps; j++) {
     const years = j * unit;
     const months = wholeMonths(years);
     if (months < 1) {
@@ -574,7 +549,7 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
       // The answer's probability is read from this very grid (a copy kept where `probability` looks) — or, up to
       // s²T = 1, from the conditional lognormal, which may differ by up to 0.0005: then its own first crossing
       // next to this one is the answer.
-      if (j > switchAt) remember(gridLaws, gridKey(months, s.model, s.capital / s.monthly), law.snapshot());
+      if (j > switchAt) gridLaws.set(gridKey(months, s.model, s.capital / s.monthly), law.snapshot());
       if (at(j) >= q) {
         while (j <= switchAt && j > possible && at(j - 1) >= q) j--;
         if (law.months < own) advance(own);

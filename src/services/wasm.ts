@@ -1,6 +1,12 @@
 // The feasibility computation's WebAssembly modules (wasm/*.ts, embedded by scripts/generate.mjs as base64 in
 // generated/*-wasm.ts): each instantiated once per process, with views of its memory that follow it when it grows.
 
+/**
+ * The most memory a module may grow to. Its largest user, a log grid of at most MAX_NODES (wealth-grid.ts), needs
+ * about 5 MiB; WebAssembly memory never shrinks, so a request that asked for more would keep it for the process.
+ */
+export const MAX_MEMORY_BYTES = 16 * 1024 * 1024;
+
 export interface ModuleExports {
   memory: WebAssembly.Memory;
   /** The first byte free for the caller's arrays. */
@@ -30,6 +36,7 @@ export class WasmModule<E extends ModuleExports> {
       offset = at + size;
       return at;
     });
+    if (offset > MAX_MEMORY_BYTES) throw new RangeError(`WebAssembly arrays of ${offset} bytes exceed the ${MAX_MEMORY_BYTES}-byte bound`);
     const missing = offset - this.exports.memory.buffer.byteLength;
     if (missing > 0) {
       this.exports.memory.grow(Math.ceil(missing / 65536));

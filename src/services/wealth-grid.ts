@@ -29,6 +29,13 @@ const GL5 = gaussLegendre(5);
 export const GRID_RESOLUTION = 1;
 /** The largest grid step in ln(W/c), whatever the volatility: the softplus bends on a scale of 1. */
 const MAX_STEP = 0.12;
+/**
+ * The most nodes a grid may have, whatever the request: its memory (about 60 bytes a node here and as much in the
+ * WebAssembly module) is bounded by construction. The service builds grids only where s² > 0.0001 (feasibility.ts:
+ * narrower laws use their moments), where one monthly sd is at least 0.0029 and the span at most about 115, so
+ * 40,000 nodes at most; a grid that would need more gets a coarser step instead (never, for an accepted request).
+ */
+export const MAX_NODES = 65_536;
 const EPSILON = 1e-10;
 const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 /** From this many grid steps of standard deviation on, the kernel is the sampled normal density (trapezoid rule). */
@@ -153,16 +160,17 @@ export class GridWealth {
     const a = model.m / 12;
     const b = Math.sqrt(model.s2 / 12);
     // Fine enough for the month's return (`resolution` points per sd) and for the bend of the softplus near 0.
-    const h = Math.min(b / resolution, maxStep);
-    this.step = h;
     this.ratio = ratio;
     // The grid spans U = L + X ≥ −(a few monthly sd) up to a bound on L's upper tail after `capacity` months (plus
     // a year, for the leftover fraction read later).
     const top = Math.log(ratio + capacity + 1) + Math.max(0, a) * (capacity + 12)
       + 10 * Math.sqrt((model.s2 * (capacity + 12)) / 12) + 12 * b;
     const bottom = -(1 + 12 * b);
+    if (!(top - bottom < 1e6)) throw new RangeError(`a log grid cannot span [${bottom}, ${top}]`);
+    const h = Math.max(Math.min(b / resolution, maxStep), (top - bottom) / (MAX_NODES - 4));
+    this.step = h;
     this.origin = bottom;
-    const size = Math.ceil((top - bottom) / h) + 4;
+    const size = Math.min(MAX_NODES, Math.ceil((top - bottom) / h) + 4);
     this.size = size;
     this.lo = size;
     this.hi = -1;
@@ -216,6 +224,11 @@ export class GridWealth {
       lagrange: this.lagrangeWeights, size, zero: this.zero, pad: this.pad,
     }, this.lo, this.hi, months - this.months, EPSILON);
     Object.assign(this, { lo, hi, months });
+  }
+
+  /** The memory its arrays hold (those a snapshot shares with its grid counted for each). */
+  get bytes(): number {
+    return this.current.byteLength + this.source.byteLength + this.cell.byteLength + this.lagrangeWeights.byteLength;
   }
 
   /** The law at the current month, frozen (later steps of this one do not change it). */

@@ -27,7 +27,7 @@
 // where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
 // service uses the log grid (feasibility.ts).
 import { momentsWasm } from '../../generated/moments-wasm.js';
-import { remembered } from './memo.js';
+import { Memo } from './memo.js';
 import { normalCdf } from './normal.js';
 import { boundary } from './roots.js';
 import { WasmModule, type ModuleExports } from './wasm.js';
@@ -154,9 +154,9 @@ class PowerSum {
  * ln Σ_{u1+u2+u3 = T} (multiplicity)·e^{b²(2u1 + u2)}, accumulated over (u1, u2) with a difference array: O(n²), and
  * independent of the leftover fraction, so kept for the horizons a search visits (0.01-year steps share months).
  */
-const tripleCache = new Map<string, Float64Array>();
+const tripleCache = new Memo<Float64Array>(32);
 function tripleWeights(n: number, b2: number): Float64Array {
-  return remembered(tripleCache, `${n}|${b2}`, () => computeTripleWeights(n, b2), 32);
+  return tripleCache.get(`${n}|${b2}`, () => computeTripleWeights(n, b2));
 }
 
 function computeTripleWeights(n: number, b2: number): Float64Array {

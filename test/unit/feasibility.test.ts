@@ -5,7 +5,8 @@ import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } fr
 import { getMarket, MARKETS, supportedMarkets } from '../../src/services/markets.js';
 import { normalCdf, normalQuantile } from '../../src/services/normal.js';
 import { ContributionLaw } from '../../src/services/wealth.js';
-import { GridWealth } from '../../src/services/wealth-grid.js';
+import { GridWealth, MAX_NODES } from '../../src/services/wealth-grid.js';
+import { WealthMoments } from '../../src/services/wealth-moments.js';
 
 /** Φ by composite Simpson integration of the density, written independently of src/services/normal.ts. */
 function phiBySimpson(x: number): number {
@@ -223,14 +224,16 @@ describe('goal feasibility', () => {
       expect(grid.paths).to.equal(1_000_000);
       expect(grid.cases.length).to.be.at.least(90);
       const methods = new Set(grid.cases.map((c) => ask(c).assumptions.method));
-      expect([...methods].sort()).to.deep.equal(['conditional_lognormal', 'log_grid_convolution']);
+      expect([...methods].sort()).to.deep.equal(['conditional_lognormal', 'log_grid_convolution', 'moment_matched']);
       holdsTo(grid.cases, 1.5); // 100 squared normals: mean below 1.5 but for about 1 sample in 1,000
     });
 
-    it('uses the conditional lognormal up to s²T = 1 and the log grid beyond, both documented to 0.0005; the closed form 1e-6', () => {
+    it('uses the moments up to s²T = 0.01, the conditional lognormal up to 1 and the log grid beyond, all documented to 0.0005; the closed form 1e-6', () => {
       const input: FeasibilityInput = { capital: 0, target: 1e6, horizon_years: 30, market: 'US', monthly_contribution: 1000,
         assumptions: { expected_return: 0.118, volatility: 0.196 } }; // s²T = 0.87
       expect(evaluateFeasibility(input).assumptions).to.deep.include({ method: 'conditional_lognormal', method_accuracy: 0.0005 });
+      const narrow = { ...input, assumptions: { expected_return: 0.118, volatility: 0.018 } }; // s²T = 0.0078
+      expect(evaluateFeasibility(narrow).assumptions).to.deep.include({ method: 'moment_matched', method_accuracy: 0.0005 });
       const wide = { ...input, horizon_years: 40, assumptions: { expected_return: 0, volatility: 0.35 } }; // s²T = 4.6
       expect(evaluateFeasibility(wide).assumptions).to.deep.include({ method: 'log_grid_convolution', method_accuracy: 0.0005 });
       expect(evaluateFeasibility({ ...input, monthly_contribution: 0, capital: 1 }).assumptions).to.deep.include({ method: 'closed_form', method_accuracy: 1e-6 });
@@ -264,6 +267,53 @@ describe('goal feasibility', () => {
       }
       expect(worst.conditional).to.be.above(0).and.below(0.0005);
       expect(worst.grid).to.be.above(0).and.below(0.00005);
+    });
+
+    it('matches a fine log grid with the moment-matched law within 0.0001 wherever s²T ≤ 0.01, over μ −0.5 to 1 and start ratios to 10,000', () => {
+      let worst = 0;
+      for (const variance of [0.01, 0.003, 0.001]) {
+        for (const years of [1, 5, 20, 50]) {
+          for (const expected_return of [-0.5, 0.05, 1]) {
+            for (const ratio of [0, 30, 10_000]) {
+              const s2 = variance / years;
+              const m = Math.log1p(expected_return) - s2 / 2;
+              const months = 12 * years;
+              const grid = GridWealth.after(months, { m, s2 }, ratio, 3);
+              const moments = new WealthMoments(ratio, 1, { m, s2 });
+              moments.advanceTo(months);
+              let median = ratio * Math.exp(m * years);
+              for (let u = 0; u < months; u++) median += Math.exp((m * u) / 12);
+              for (const spread of [-2, -1, -0.3, 0, 0.3, 1, 2]) {
+                const target = median * Math.exp(spread * Math.sqrt(variance));
+                worst = Math.max(worst, Math.abs(moments.exceeds(target, 0) - grid.exceeds(target)));
+              }
+            }
+          }
+        }
+      }
+      expect(worst).to.be.above(0).and.below(0.0001);
+    });
+
+    it('tends to the deterministic wealth as σ → 0: at σ = 1e-9 every suggestion is within a unit of σ = 0’s', () => {
+      const input: FeasibilityInput = { capital: 10_000, target: 50_000, horizon_years: 10, market: 'US', monthly_contribution: 200,
+        assumptions: { expected_return: 0.08, volatility: 0 } };
+      const exact = evaluateFeasibility(input);
+      const narrow = evaluateFeasibility({ ...input, assumptions: { expected_return: 0.08, volatility: 1e-9 } });
+      expect(narrow.assumptions.method).to.equal('moment_matched');
+      expect(narrow.probability).to.equal(exact.probability);
+      const values = (r: FeasibilityResult) => r.suggestions.map((s) => ('capital' in s ? s.capital : 'target' in s ? s.target
+        : 'horizon_years' in s ? s.horizon_years : s.monthly_contribution) as number);
+      values(narrow).forEach((value, i) => expect(value).to.be.closeTo(values(exact)[i]!, 0.010001));
+    });
+
+    it('keeps a log grid within its node bound and the WebAssembly memory within its bound for the widest accepted laws', () => {
+      for (const [expected_return, volatility, ratio] of [[1, 2, 1e14], [-0.5, 2, 0], [1, 0.0012, 1e14], [0, 0.05, 1e14]] as const) {
+        const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
+        const law = new GridWealth({ m: Math.log1p(expected_return) - s2 / 2, s2 }, ratio, 1200);
+        law.advanceTo(24);
+        expect(law.bytes).to.be.below(MAX_NODES * 80);
+      }
+      expect(() => new GridWealth({ m: 0, s2: 1e-30 }, 1, 1200)).not.to.throw();
     });
 
     it('counts wealth exactly at the target as reaching it where the grid holds a point mass', () => {
