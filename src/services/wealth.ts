@@ -30,6 +30,7 @@ import { momentsWasm } from '../../generated/moments-wasm.js';
 import { Memo } from './memo.js';
 import { normalCdf } from './normal.js';
 import { boundary } from './roots.js';
+import { shiftedLognormalExceeds } from './shifted-lognormal.js';
 import { WasmModule, type ModuleExports } from './wasm.js';
 
 /** The moment tables' sums in WebAssembly (wasm/moments.ts): the same arithmetic as here, about 2.5 times as fast. */
@@ -291,19 +292,7 @@ export class ContributionLaw {
       // Skewness γ of B|z from its raw moments (scaled by the mean); the shifted lognormal has γ = w³ + 3w with
       // w² = e^{ζ²} − 1.
       const gamma = (Math.expm1(l3 - 3 * l1) - 3 * cv2) / (cv2 * Math.sqrt(cv2));
-      if (gamma > 0 && Number.isFinite(gamma)) {
-        const root = Math.sqrt(gamma * gamma + 4);
-        // w = ∛((γ + r)/2) + ∛((γ − r)/2), and the two radicands multiply to −1: one cube root.
-        const cube = Math.cbrt((gamma + root) / 2);
-        const w = cube - 1 / cube;
-        const zeta2 = Math.log1p(w * w);
-        // Scaled by the mean: sd of B/E[B] is √cv2 = e^{η'}·e^{ζ²/2}·w, shift τ' = 1 − e^{η' + ζ²/2}.
-        const scale = Math.sqrt(cv2) / w; // e^{η' + ζ²/2}
-        const shift = 1 - scale;
-        const level = Math.exp(lnLevel - l1) - shift; // (B/E[B] − shift) ≥ level ⇔ B ≥ e^{lnLevel}
-        if (level <= 0) return 1;
-        return normalCdf((Math.log(scale) - zeta2 / 2 - Math.log(level)) / Math.sqrt(zeta2));
-      }
+      if (gamma > 0 && Number.isFinite(gamma)) return shiftedLognormalExceeds(cv2, gamma, Math.expm1(lnLevel - l1));
     }
     const eta = l1 - lnRatio2 / 2;
     const margin = eta - lnLevel;
