@@ -1,6 +1,7 @@
 // Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
 import { Memo } from './memo.js';
 import { ContributionLaw, type LogModel } from './wealth.js';
+import { GridReach } from './grid-reach.js';
 import { GridWealth } from './wealth-grid.js';
 import { DETERMINISTIC_TOLERANCE, WealthMoments } from './wealth-moments.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
@@ -128,6 +129,12 @@ function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
 }
 
 
+/** The backward grid for a level and horizon (grid-reach.ts): P from every start ratio C/c at once. */
+const reachLaws = new Memo<GridReach>(16, 32 * 1024 * 1024, (law) => law.bytes);
+function reachLaw(months: number, fraction: number, model: LogModel, level: number): GridReach {
+  return reachLaws.get(`${months}|${fraction}|${level}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction));
+}
+
 /**
  * Up to this log variance s²T of the horizon, probabilities with contributions come from wealth's exact first three
  * moments (the shifted lognormal fitting them, wealth-moments.ts): within 0.00006 of the log grid at 3 points per sd
@@ -206,17 +213,34 @@ function reaches(s: Scenario, q: number): boolean {
   return probability(s) >= q;
 }
 
+/** The most log-grid convolutions one search may run (each a new start ratio C/c): its cost is bounded by it. */
+const GRID_EVALUATIONS = 12;
+class SearchBudgetSpent extends Error {}
+
+/** Up to this difference the backward grid's P was measured from the forward grid's (0.0013 at most, wealth-grid.ts). */
+const REACH_MARGIN = 0.01;
+
+/** Whether the exact P reaches q, read from a stand-in within `margin` of it where that clears q either way. */
+function atLeast(exact: () => number, proxy: () => number, q: number, margin: number): boolean {
+  const guess = proxy();
+  if (guess >= q + margin) return true;
+  if (guess < q - margin) return false;
+  return exact() >= q;
+}
+
 /**
  * The smallest amount to `decimals` whose accurate (log-grid) probability reaches q, with that probability, starting
- * from the conditional lognormal's answer `estimate`. The two methods differ by an offset that varies slowly (a few
- * tenths of a percentage point over the whole range), so the cheap method solves fast(x) = q − offset, with the
- * offset read exactly at the last rounded amount tried: usually one or two accurate evaluations (each a new
- * convolution, the amount changing the start ratio C/c). The amount one unit below is then known not to reach q
- * from the same offset, or — when that prediction falls within a margin of q — computed. When the iteration does not
- * settle, an exact bracket decides.
+ * from `estimate`. A cheap stand-in for P near an amount already computed, `fastAround(amount)`, differs from it by
+ * an offset that varies slowly, so the stand-in solves fast(x) = q − offset, with the offset read exactly at the last
+ * rounded amount tried: usually one or two accurate evaluations (each a new convolution, the amount changing the
+ * start ratio C/c). The amount one unit below is then known not to reach q from the same offset, or — when that
+ * prediction falls within a margin of q — computed. When the iteration does not settle, an exact bracket decides;
+ * after GRID_EVALUATIONS convolutions the smallest amount computed to reach q is the answer (within the searches'
+ * resolution of the boundary but for the rarest laws; never one that does not reach q).
  */
 function solveOnGrid(
-  prob: (x: number) => number, fast: (x: number) => number, q: number, estimate: number, max: number, decimals: number,
+  prob: (x: number) => number, fastAround: (x: number) => (y: number) => number, q: number, estimate: number, max: number,
+  decimals: number,
 ): { value: number; probability: number } {
   const unit = 10 ** -decimals;
   const resolution = 0.01 * unit;
@@ -224,35 +248,47 @@ function solveOnGrid(
   const known = new Map<number, number>();
   const exact = (x: number) => {
     let p = known.get(x);
-    if (p === undefined) known.set(x, (p = prob(x)));
+    if (p === undefined) {
+      if (known.size >= GRID_EVALUATIONS) throw new SearchBudgetSpent();
+      known.set(x, (p = prob(x)));
+    }
     return p;
   };
-  let value = up(estimate);
-  for (let i = 0; i < 6; i++) {
-    const p = exact(value);
-    const offset = p - fast(value);
-    const next = up(solveNear(fast, q - offset, value, max, resolution));
-    if (next !== value && !(p >= q && next > value)) {
-      value = next;
-      continue;
+  try {
+    let value = up(estimate);
+    for (let i = 0; i < 6; i++) {
+      const p = exact(value);
+      const fast = fastAround(value);
+      const offset = p - fast(value);
+      const next = up(solveNear(fast, q - offset, value, max, resolution));
+      if (next !== value && !(p >= q && next > value)) {
+        value = next;
+        continue;
+      }
+      if (p < q) {
+        // Within the cheap solve's tolerance of the boundary: one unit up.
+        if (value >= max) return { value, probability: p };
+        value = up(value + unit);
+        continue;
+      }
+      const back = roundTo(value - unit, decimals, 'up');
+      if (back < 0 || back === value) return { value, probability: p };
+      // Over one unit the offset moves by a small part of P's own change (the two methods' slopes differ by a few
+      // percent near the boundary): a prediction within a fifth of that change of q is computed instead.
+      const predicted = fast(back) + offset;
+      const margin = 0.2 * Math.abs(p - predicted) + 1e-9;
+      if (!known.has(back) && predicted < q - margin) return { value, probability: p };
+      if (exact(back) < q) return { value, probability: p };
+      value = back;
     }
-    if (p < q) {
-      // Within the cheap solve's tolerance of the boundary: one unit up.
-      if (value >= max) return { value, probability: p };
-      value = up(value + unit);
-      continue;
-    }
-    const back = roundTo(value - unit, decimals, 'up');
-    if (back < 0 || back === value) return { value, probability: p };
-    // Over one unit the offset moves by a small part of P's own change (the two methods' slopes differ by a few
-    // percent near the boundary): a prediction within a fifth of that change of q is computed instead.
-    const predicted = fast(back) + offset;
-    const margin = 0.2 * Math.abs(p - predicted) + 1e-9;
-    if (!known.has(back) && predicted < q - margin) return { value, probability: p };
-    if (exact(back) < q) return { value, probability: p };
-    value = back;
+    return roundedWithProbability(refineIncreasing(exact, q, value, max, resolution), decimals, 'up', q, exact, max);
+  } catch (error) {
+    if (!(error instanceof SearchBudgetSpent)) throw error;
+    // P rises with the amount, so the unit above the smallest amount known to reach q reaches it too.
+    const reaching = [...known].filter(([, p]) => p >= q).sort(([a], [b]) => a - b)[0]?.[0] ?? max;
+    const value = up(reaching);
+    return { value, probability: known.get(value) ?? prob(value) };
   }
-  return roundedWithProbability(refineIncreasing(exact, q, value, max, resolution), decimals, 'up', q, exact, max);
 }
 
 /** The smallest x in [0, max] with the increasing `f` at least `level`, bracketed outward from `near`. */
@@ -403,22 +439,60 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   });
   // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
   let estimate = s.target * Math.exp(-m * s.years + z * Math.sqrt(s2 * s.years));
-  const fast = memo((capital: number) => probability({ ...s, capital }, true));
+  const grid = s.monthly > 0 && onGrid(s);
+  // On the log grid every capital is a new convolution (the start ratio C/c): the backward grid gives P for all of
+  // them from one, within REACH_MARGIN, and the forward grid computes only the amounts the search settles on.
+  const fast = memo(grid ? capitalProxy(s) : (capital: number) => probability({ ...s, capital }, true));
   if (s.monthly > 0) {
-    if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
-    if (!reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
+    const enough = (capital: number) => grid ? atLeast(() => prob(capital), () => fast(capital), q, REACH_MARGIN) : prob(capital) >= q;
+    if (enough(0)) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
+    if (grid ? !enough(MAX_CAPITAL) : !reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
     // From the lump-sum estimate, bracketed by factors of 2 (bisecting from the bound would take ~25 more steps),
-    // with the conditional lognormal; on the log grid that answer is then refined.
+    // with the cheap method; on the log grid that answer is then refined.
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
-    const [short, enough] = bracket(fast, q, estimate, MAX_CAPITAL);
-    estimate = probabilityBoundary(fast, q, short, enough, SEARCH_RESOLUTION * 10 ** -decimals);
+    const [short, long] = bracket(fast, q, estimate, MAX_CAPITAL);
+    estimate = probabilityBoundary(fast, q, short, long, SEARCH_RESOLUTION * 10 ** -decimals);
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
-  const { value, probability: p } = s.monthly > 0 && onGrid(s) ? solveOnGrid(prob, fast, q, estimate, MAX_CAPITAL, decimals)
+  const { value, probability: p } = grid ? solveOnGrid(prob, () => fast, q, estimate, MAX_CAPITAL, decimals)
     : roundedWithProbability(estimate, decimals, 'up', q, prob, MAX_CAPITAL);
   if (p < q) return beyond();
   return { kind: 'capital_needed', capital: value, probability: p, ...REACHED };
+}
+
+/** P as a function of the capital on the log grid, from the backward grid at the request's level and horizon. */
+function capitalProxy(s: Scenario): (capital: number) => number {
+  const months = wholeMonths(s.years);
+  const law = reachLaw(months, Math.max(0, s.years - months / 12), s.model, s.target / s.monthly);
+  return (capital) => law.reach(capital / s.monthly);
+}
+
+/**
+ * P as a function of the contribution near `anchor` on the log grid: a contribution c moves both the start ratio
+ * C/c and the level K/c. The forward grid at the anchor's ratio gives P for every level exactly; the backward grid
+ * at a nearby level adds the change with the ratio (P's two partial changes, summed: exact along each, off by their
+ * interaction only, which the searches' offset absorbs).
+ */
+function contributionProxy(s: Scenario, unit: number): (anchor: number) => (monthly: number) => number {
+  const months = wholeMonths(s.years);
+  const fraction = Math.max(0, s.years - months / 12);
+  let back: GridReach | undefined;
+  let level = 0;
+  return (amount) => {
+    // Around no contribution at all (P there is the closed form's), the grids of the smallest one.
+    const anchor = Math.max(amount, unit);
+    // The backward grid is made again where the level has moved on by more than 2 %: the sum of the two partial
+    // changes is then a Newton step, which settles in two or three amounts.
+    if (!back || Math.abs(Math.log((s.target / anchor) / level)) > 0.02) {
+      level = s.target / anchor;
+      back = reachLaw(months, fraction, s.model, level);
+    }
+    const forward = gridLaw(months, s.model, s.capital / anchor);
+    const base = back.reach(s.capital / anchor);
+    const sensitivity = back;
+    return (monthly) => forward.exceeds(s.target / monthly, fraction) + sensitivity.reach(s.capital / monthly) - base;
+  };
 }
 
 function unattainable(reason: string): HorizonNeededSuggestion {
@@ -604,13 +678,17 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
   const answer = (monthly: number) => roundedWithProbability(monthly, decimals, 'up', q, prob, MAX_MONTHLY_CONTRIBUTION);
   const { value, probability: p } = ((): { value: number; probability: number } => {
     if (prob(0) >= q) return answer(0);
-    if (!reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q)) return answer(MAX_MONTHLY_CONTRIBUTION);
+    // Capital only adds to wealth: where the contributions alone reach q (the law without capital, which the capital
+    // search computed), the largest contribution does.
+    const alone = s.capital > 0 && reaches({ ...s, capital: 0, monthly: MAX_MONTHLY_CONTRIBUTION }, q);
+    if (!alone && !reaches({ ...s, monthly: MAX_MONTHLY_CONTRIBUTION }, q)) return answer(MAX_MONTHLY_CONTRIBUTION);
     if (s.capital > 0 && onGrid({ ...s, monthly: 1 })) {
-      // On the log grid each contribution changes the start ratio C/c (a new convolution): the conditional
-      // lognormal's answer is refined. Without capital the ratio stays 0 and one grid serves every contribution.
-      const fast = memo((monthly: number) => probability({ ...s, monthly }, true));
-      const [short, enough] = bracket(fast, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
-      return solveOnGrid(prob, fast, q, probabilityBoundary(fast, q, short, enough, resolution), MAX_MONTHLY_CONTRIBUTION, decimals);
+      // On the log grid each contribution changes the start ratio C/c (a new convolution): the search steps with the
+      // forward and backward grids around each amount it computes, from the request's own (whose grids the other
+      // suggestions computed). Without capital the ratio stays 0 and one grid serves every contribution.
+      const proxy = contributionProxy(s, 10 ** -decimals);
+      const start = solveNear(proxy(s.monthly), q, s.monthly, MAX_MONTHLY_CONTRIBUTION, resolution);
+      return solveOnGrid(prob, proxy, q, start, MAX_MONTHLY_CONTRIBUTION, decimals);
     }
     const [short, enough] = bracket(prob, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
     return answer(probabilityBoundary(prob, q, short, enough, resolution));

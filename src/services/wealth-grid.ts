@@ -28,7 +28,7 @@ const GL5 = gaussLegendre(5);
 /** Grid points per standard deviation of a month's log-return. */
 export const GRID_RESOLUTION = 1;
 /** The largest grid step in ln(W/c), whatever the volatility: the softplus bends on a scale of 1. */
-const MAX_STEP = 0.12;
+export const MAX_STEP = 0.12;
 /**
  * The most nodes a grid may have, whatever the request: its memory (about 60 bytes a node here and as much in the
  * WebAssembly module) is bounded by construction. The service builds grids only where s² > 0.0001 (feasibility.ts:
@@ -36,19 +36,19 @@ const MAX_STEP = 0.12;
  * 40,000 nodes at most; a grid that would need more gets a coarser step instead (never, for an accepted request).
  */
 export const MAX_NODES = 65_536;
-const EPSILON = 1e-10;
+export const EPSILON = 1e-10;
 const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 /** From this many grid steps of standard deviation on, the kernel is the sampled normal density (trapezoid rule). */
 const SAMPLED_SD = 0.9;
 
 /** Weights W_d of the nodes d = from, from + 1, … for adding a normal variable (in grid units) to a distribution. */
-interface Kernel { from: number; weights: Float64Array }
+export interface Kernel { from: number; weights: Float64Array }
 
 /**
  * The normal density sampled at the nodes from SAMPLED_SD steps of standard deviation on; narrower, the integral of
  * each node's hat function against it (exact for a piecewise-linear distribution function), a point at sd = 0.
  */
-function normalKernel(mean: number, sd: number): Kernel {
+export function normalKernel(mean: number, sd: number): Kernel {
   // g(t) = E[(t − X)^+] = (t − μ)Φ((t − μ)/σ) + σφ((t − μ)/σ); hat(d − X) = (d+1−X)^+ − 2(d−X)^+ + (d−1−X)^+.
   const g = (t: number) => {
     const z = (t - mean) / sd;
@@ -70,12 +70,23 @@ function normalKernel(mean: number, sd: number): Kernel {
   return { from, weights };
 }
 
+/**
+ * The nodes of a grid for a monthly log-return sd `b` up to `top`: from a few sd below 0 (U = L + X), `resolution`
+ * points per sd but steps of at most `maxStep`, and never more than MAX_NODES (a coarser step instead).
+ */
+export function gridGeometry(b: number, top: number, resolution = GRID_RESOLUTION, maxStep = MAX_STEP): { bottom: number; step: number; size: number } {
+  const bottom = -(1 + 12 * b);
+  if (!(top - bottom < 1e6)) throw new RangeError(`a log grid cannot span [${bottom}, ${top}]`);
+  const step = Math.max(Math.min(b / resolution, maxStep), (top - bottom) / (MAX_NODES - 4));
+  return { bottom, step, size: Math.min(MAX_NODES, Math.ceil((top - bottom) / step) + 4) };
+}
+
 /** The interpolation's nodes around a point between nodes 0 and 1: −2 … 3 (quintic Lagrange). */
 const STENCIL = [-2, -1, 0, 1, 2, 3] as const;
 const POINTS = STENCIL.length;
 
 /** Quintic Lagrange weights of the nodes −2 … 3 at t ∈ [0, 1), written to out[at], out[at + stride], … (six). */
-function lagrange(t: number, out: Float64Array, at: number, stride = 1): void {
+export function lagrange(t: number, out: Float64Array, at: number, stride = 1): void {
   const a = t + 2;
   const b = t + 1;
   const d = t - 1;
@@ -165,12 +176,9 @@ export class GridWealth {
     // a year, for the leftover fraction read later).
     const top = Math.log(ratio + capacity + 1) + Math.max(0, a) * (capacity + 12)
       + 10 * Math.sqrt((model.s2 * (capacity + 12)) / 12) + 12 * b;
-    const bottom = -(1 + 12 * b);
-    if (!(top - bottom < 1e6)) throw new RangeError(`a log grid cannot span [${bottom}, ${top}]`);
-    const h = Math.max(Math.min(b / resolution, maxStep), (top - bottom) / (MAX_NODES - 4));
+    const { bottom, step: h, size } = gridGeometry(b, top, resolution, maxStep);
     this.step = h;
     this.origin = bottom;
-    const size = Math.min(MAX_NODES, Math.ceil((top - bottom) / h) + 4);
     this.size = size;
     this.lo = size;
     this.hi = -1;
@@ -268,15 +276,20 @@ export class GridWealth {
     // A point mass moves by Y alone: the normal law of Y itself (0 for W = 0).
     const point = this.pointMass();
     if (point !== undefined) return point === -Infinity ? 0 : normalCdf((point + mean - x) / sd);
-    const width = (2 * PANEL_LIMIT) / PANELS;
-    let integral = 0;
-    for (let panel = 0; panel < PANELS; panel++) {
-      const mid = -PANEL_LIMIT + (panel + 0.5) * width;
-      for (let k = 0; k < GL5.x.length; k++) {
-        const z = mid + (width / 2) * GL5.x[k]!;
-        integral += GL5.w[k]! * (width / 2) * PHI_NORM * Math.exp(-0.5 * z * z) * this.below(x - mean - sd * z);
-      }
-    }
-    return Math.min(1, Math.max(0, 1 - integral));
+    return Math.min(1, Math.max(0, 1 - normalExpectation((z) => this.below(x - mean - sd * z))));
   }
+}
+
+/** E[f(Z)], Z standard normal, by composite Gauss–Legendre over ±7 (PANELS panels of five points). */
+export function normalExpectation(f: (z: number) => number): number {
+  const width = (2 * PANEL_LIMIT) / PANELS;
+  let integral = 0;
+  for (let panel = 0; panel < PANELS; panel++) {
+    const mid = -PANEL_LIMIT + (panel + 0.5) * width;
+    for (let k = 0; k < GL5.x.length; k++) {
+      const z = mid + (width / 2) * GL5.x[k]!;
+      integral += GL5.w[k]! * (width / 2) * PHI_NORM * Math.exp(-0.5 * z * z) * f(z);
+    }
+  }
+  return integral;
 }

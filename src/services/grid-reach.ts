@@ -1,0 +1,122 @@
+// The log grid run backward: for one target level and horizon, the probability of reaching the level from every
+// start ratio ρ = C/c at once, where the forward grid (wealth-grid.ts) gives it for every level from one ρ. The
+// capital search varies ρ alone, so one backward grid answers all its candidates, and the forward grid is computed
+// only for the few the search confirms; the contribution search moves ρ and the level together and takes its
+// sensitivity to ρ from here (feasibility.ts).
+//
+// With L = ln(W/c) as in wealth-grid.ts (L' = softplus(L + X) each month), V_k(l) = P(reach | L_k = l) satisfies
+// V_{k−1}(l) = E[V_k(softplus(l + X))] (wasm/grid-reach.ts steps it), from the last month's readout V_n. On the same
+// nodes, kernel and interpolation as the forward grid, its values agree with the forward grid's within 0.00002 where
+// a leftover fraction of a year smooths the readout (0.0013 without one, as an offset nearly constant in ρ), and the
+// searches use it only to propose amounts whose probability the forward grid then computes.
+import { gridReachWasm } from '../../generated/grid-reach-wasm.js';
+import { normalCdf } from './normal.js';
+import type { LogModel } from './wealth.js';
+import { EPSILON, gridGeometry, lagrange, normalExpectation, normalKernel } from './wealth-grid.js';
+import { WasmModule, type ModuleExports } from './wasm.js';
+
+const wasm = new WasmModule<ModuleExports & {
+  reachLo(): number;
+  reachHi(): number;
+  reach(V: number, W: number, weights: number, taps: number, cell: number, lagrange: number, uCount: number, size: number,
+    epsilon: number, low: number, lo: number, hi: number, months: number): void;
+}>(gridReachWasm);
+
+const POINTS = 6;
+
+function softplus(u: number): number {
+  return u > 30 ? u + Math.log1p(Math.exp(-u)) : Math.log1p(Math.exp(u));
+}
+
+export class GridReach {
+  private readonly origin: number;
+  private readonly step: number;
+  private readonly size: number;
+  /** V_1 on the nodes (node j at 2 + j), `low` up to `lo`, 1 above `hi`. */
+  private readonly values: Float64Array;
+  private readonly low: number;
+  private readonly lo: number;
+  private readonly hi: number;
+  private readonly weights = new Float64Array(POINTS);
+
+  /** P(W_n·e^Y ≥ level·c) after `months` whole months and a leftover `fraction` of a year, as a function of ρ. */
+  constructor(private readonly model: LogModel, readonly months: number, level: number, fraction: number) {
+    const { m, s2 } = model;
+    const a = m / 12;
+    const b = Math.sqrt(s2 / 12);
+    const x = Math.log(level);
+    // Above the level by the horizon's largest plausible fall, V is 1.
+    const top = Math.max(x, 0) + Math.max(0, -a) * (months + 12) + 10 * Math.sqrt((s2 * (months + 12)) / 12) + 12 * b;
+    const { bottom, step: h, size } = gridGeometry(b, top);
+    this.origin = bottom;
+    this.step = h;
+    this.size = size;
+    const kernel = normalKernel(a / h, b / h);
+    const taps = kernel.weights.length;
+    // u node i is node from + i: the correlation's V_j reads W_j … W_{j+taps−1}.
+    const uCount = size + taps - 1;
+    const [V, W, weights, cell, weightsOfU] = wasm.layout(8 * (size + 18), 8 * (uCount + taps + 16), 8 * taps, 4 * uCount, 8 * POINTS * uCount);
+    const heap = wasm.heap;
+    heap.set(kernel.weights, weights! / 8);
+    const scratch = new Float64Array(POINTS);
+    for (let i = 0; i < uCount; i++) {
+      const p = (softplus(bottom + (kernel.from + i) * h) - bottom) / h;
+      const c = Math.floor(p);
+      wasm.ints[cell! / 4 + i] = c;
+      lagrange(p - c, scratch, 0);
+      heap.set(scratch, weightsOfU! / 8 + POINTS * i);
+    }
+    // The last month's readout: with a fraction, P(l + Y ≥ x); without, the forward grid's own reading at x (its
+    // interpolation weights summed up to each node), so the two read the same level the same way.
+    const start = V! / 8 + 2;
+    let hi = size - 1;
+    if (fraction > 0) {
+      const sd = Math.sqrt(s2 * fraction);
+      for (let j = 0; j < size; j++) heap[start + j] = normalCdf((bottom + j * h + m * fraction - x) / sd);
+    } else {
+      for (let j = 0; j < size; j++) heap[start + j] = Math.min(1, Math.max(0, (bottom + j * h - x) / h + 0.5));
+    }
+    while (hi > 0 && heap[start + hi]! >= 1 - EPSILON) hi--;
+    const low = heap[start]!;
+    let lo = 0;
+    while (lo < hi && heap[start + lo + 1]! - low < EPSILON) lo++;
+    if (months > 1) {
+      wasm.exports.reach(V!, W!, weights!, taps, cell!, weightsOfU!, uCount, size, EPSILON, low, lo, hi, months - 1);
+      lo = wasm.exports.reachLo();
+      hi = wasm.exports.reachHi();
+    }
+    this.low = low;
+    this.lo = lo;
+    this.hi = hi;
+    this.values = wasm.heap.slice(V! / 8, V! / 8 + size + 18);
+  }
+
+  /** The memory its arrays hold. */
+  get bytes(): number {
+    return this.values.byteLength;
+  }
+
+  /** V_1 at l (interpolated; 1 above the window, `low` below it). */
+  private at(l: number): number {
+    const p = (l - this.origin) / this.step;
+    const c = Math.floor(p);
+    if (c - 2 > this.hi) return 1;
+    lagrange(p - c, this.weights, 0);
+    let value = 0;
+    for (let k = 0; k < POINTS; k++) {
+      const j = c - 2 + k;
+      value += this.weights[k]! * (j > this.hi ? 1 : j <= this.lo ? this.low : this.values[2 + j]!);
+    }
+    return Math.min(1, Math.max(0, value));
+  }
+
+  /** The probability of reaching the level from a start ratio ρ ≥ 0 (L_1 = softplus(ln ρ + X_1); 0 without capital). */
+  reach(ratio: number): number {
+    if (this.months < 1) return Number.NaN;
+    if (!(ratio > 0)) return this.at(0);
+    const { m, s2 } = this.model;
+    const start = Math.log(ratio) + m / 12;
+    const sd = Math.sqrt(s2 / 12);
+    return Math.min(1, Math.max(0, normalExpectation((z) => this.at(softplus(start + sd * z)))));
+  }
+}
