@@ -43,6 +43,10 @@ export interface Config {
   tokenFailureLimitPerMinute: number;
   /** Key prefix of the rate-limit counters in Redis. */
   rateLimitRedisPrefix: string;
+  /** Longest wait for one Redis command of the rate limits; past it the request passes unlimited. */
+  rateLimitRedisTimeoutMs: number;
+  /** After failures, how long no command is sent to Redis before a probe. */
+  rateLimitRedisBreakerMs: number;
   /** How long a stored Idempotency-Key answer is replayed. */
   idempotencyRetentionHours: number;
   /** HMAC key of proof-of-work challenges; when absent one is generated once and kept in the database. */
@@ -154,6 +158,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000_000),
     tokenFailureLimitPerMinute: integer(env, 'TOKEN_FAILURE_LIMIT_PER_MINUTE', 10, 1, 1_000_000_000),
     rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'ias:rate-limit:',
+    rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 1, 5000),
+    rateLimitRedisBreakerMs: integer(env, 'RATE_LIMIT_REDIS_BREAKER_MS', 5000, 100, 600_000),
     webConcurrency,
     trustProxy,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),
