@@ -10,6 +10,9 @@ export { RateLimitStores, type RateLimitStoreStatus } from './rate-limit-stores.
 
 const TOKEN_PATH = '/oauth/token';
 const UNLIMITED = new Set(['/healthz', '/readyz']);
+/** Paths outside the spec that are a route each; every other path that names no route shares one budget. */
+const OTHER_ROUTES = new Set(['/', '/graphql', '/mcp', '/problems']);
+const NO_ROUTE = '(no route)';
 
 /** The client's id at the token endpoint (Basic credentials or the form's client_id), for the failure limit. */
 function tokenClientId(req: Request): string | undefined {
@@ -50,9 +53,23 @@ function windowLimit(options: {
 }
 
 /**
+ * The route a request counts against, whatever its method: the matched operation's path template, HEAD counting
+ * as its GET, and a method the route does not allow (405) counting as the route too — so ids in a path never make
+ * fresh budgets. Outside the spec, /docs and /problems/{slug} are one route each; paths that name no route share one.
+ */
+function routeOf(routes: RouteTable | undefined, req: Request): string {
+  const match = routes?.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
+  if (match?.kind === 'operation') return match.operation.path;
+  const template = routes?.template(req.path);
+  if (template) return template;
+  if (req.path === '/docs' || req.path.startsWith('/docs/')) return '/docs';
+  if (req.path.startsWith('/problems/')) return '/problems/{slug}';
+  return OTHER_ROUTES.has(req.path) ? req.path : NO_ROUTE;
+}
+
+/**
  * The rate limits (draft-8 `RateLimit` and `RateLimit-Policy` headers):
- * - per client IP and route template, `RATE_LIMIT_PER_MINUTE` (ids in a path share their route's budget; GraphQL,
- *   MCP and every other path are a route each; /healthz and /readyz are not limited);
+ * - per client IP and route, `RATE_LIMIT_PER_MINUTE` (see routeOf; /healthz and /readyz are not limited);
  * - per client IP at the token endpoint, `TOKEN_RATE_LIMIT_PER_MINUTE` (instead of the route limit);
  * - per client_id, failed token requests, `TOKEN_FAILURE_LIMIT_PER_MINUTE`: guessing one client's secret from many
  *   addresses is throttled too (for that client: its own requests wait out the minute as well).
@@ -61,15 +78,11 @@ function windowLimit(options: {
  */
 export function rateLimits(config: Config, stores: RateLimitStores, routes: () => RouteTable | undefined): RequestHandler {
   const address = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const route = (req: Request) => {
-    const match = routes()?.match(req.method, req.path);
-    return match?.kind === 'operation' ? match.operation.path : req.path.startsWith('/docs') ? '/docs' : req.path;
-  };
   const perRoute = windowLimit({
     limit: config.rateLimitPerMinute,
     name: 'route',
     store: stores.store('route', WINDOW_MS),
-    key: (req) => `${address(req)} ${route(req)}`,
+    key: (req) => `${address(req)} ${routeOf(routes(), req)}`,
     exceeded: (req, res, resetTime) =>
       refuse(config.baseUrl, req, res, {
         policy: 'route',

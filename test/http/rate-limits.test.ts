@@ -62,6 +62,27 @@ describe('rate limits', () => {
       }
     });
 
+    it('counts HEAD against its GET route, every method and id against its route template, and paths that name no route against one budget', async () => {
+      const token = await server.token(['read']);
+      const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
+      const send = (method: string, path: string, n: number) => server.api.request(method, path, { token, headers: from(n), unchecked: true });
+      // HEAD shares GET's budget (measured: 400 HEADs on fresh ids were never limited).
+      for (let i = 0; i < 3; i++) expect((await send('HEAD', `/v1/orders/ord_h${i}`, 30)).status, `HEAD ${i + 1}`).to.equal(404);
+      for (let i = 0; i < 2; i++) expect((await send('GET', `/v1/orders/ord_g${i}`, 30)).status, `GET ${i + 1}`).to.equal(404);
+      expect((await send('HEAD', '/v1/orders/ord_h9', 30)).status).to.equal(429);
+      expect((await send('GET', '/v1/orders/ord_g9', 30)).status).to.equal(429);
+      // A method the route does not allow counts against the route, whatever the id.
+      for (let i = 0; i < 5; i++) expect((await send('DELETE', `/v1/orders/ord_d${i}`, 31)).status, `DELETE ${i + 1}`).to.equal(405);
+      const deleted = await send('DELETE', '/v1/orders/ord_d9', 31);
+      expect(deleted.status).to.equal(429);
+      expect(deleted.body['violated-policies']).to.deep.equal(['route']);
+      expect((await send('GET', '/v1/orders/ord_g0', 31)).status, 'GET on the route the DELETEs used up').to.equal(429);
+      // Unknown paths share one budget, however they vary.
+      for (let i = 0; i < 5; i++) expect((await send('GET', `/v1/nothing/${i}`, 32)).status, `unknown path ${i + 1}`).to.equal(404);
+      expect((await send('GET', '/v1/nothing-else', 32)).status).to.equal(429);
+      expect((await send('GET', '/v1/brokers', 32)).status, 'a route of the spec keeps its budget').to.equal(200);
+    });
+
     it("throttles failed authentications per client_id from many addresses, the right secret included, until the window passes", async () => {
       const { client_id, client_secret } = await server.createClient(['read']);
       const attempt = (secret: string, address: string) =>
