@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config.js';
 import { GuardedRedis } from './guarded-redis.js';
+import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter, type RecentKeys, type WindowCounter } from './window-counters.js';
 
 /** The shared counters' health, for /readyz: `undefined` without REDIS_URL (counters in memory). */
 export interface RateLimitStoreStatus {
@@ -14,7 +15,10 @@ export interface RateLimitStoreStatus {
  * instance), else in this process's memory. The one owner of the Redis connection, guarded (GuardedRedis: each
  * command bounded by RATE_LIMIT_REDIS_TIMEOUT_MS, a breaker for RATE_LIMIT_REDIS_BREAKER_MS after failures), so a
  * Redis that is gone or hangs never holds a request: the limits fail open, the outage is logged at most once a minute,
- * and /readyz reports it. Each limit has its own name (a key prefix in Redis): `store(name, windowMs)`.
+ * and /readyz reports it. Three kinds of counter, each under its own name (a key prefix in Redis):
+ * - `store(name, windowMs)`: an express-rate-limit store (one hit per request) for request limits;
+ * - `counter(name, windowMs)`: a WindowCounter that adds any whole amount and reads a count without adding;
+ * - `recent(name, ttlMs)`: keys seen lately (RecentKeys).
  */
 export class RateLimitStores implements RateLimitStoreStatus {
   private readonly redis: GuardedRedis | undefined;
@@ -42,6 +46,16 @@ export class RateLimitStores implements RateLimitStoreStatus {
     const store: Store = this.redis ? new GuardedRedisStore(this.redis, `${this.prefix}${name}:`) : new MemoryStore();
     void store.init?.(options);
     return store;
+  }
+
+  /** A counter of whole amounts per key over `windowMs` windows. */
+  counter(name: string, windowMs: number): WindowCounter {
+    return this.redis ? new RedisWindowCounter(this.redis, `${this.prefix}${name}:`, windowMs) : new MemoryWindowCounter(windowMs);
+  }
+
+  /** Keys marked within the last `ttlMs`. */
+  recent(name: string, ttlMs: number): RecentKeys {
+    return this.redis ? new RedisRecentKeys(this.redis, `${this.prefix}${name}:`, ttlMs) : new MemoryRecentKeys(ttlMs);
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import type { Store } from 'express-rate-limit';
 import type { Config } from '../config.js';
-import { basicCredentials } from '../services/oauth.js';
 import { addQuotaHeaders, refuse, WINDOW_MS } from './rate-limit-replies.js';
 import type { RateLimitStores } from './rate-limit-stores.js';
 import type { RouteTable } from './routes.js';
+import { tokenFailureLimits } from './token-failures.js';
 
 export { RateLimitStores, type RateLimitStoreStatus } from './rate-limit-stores.js';
 
@@ -13,18 +13,6 @@ const UNLIMITED = new Set(['/healthz', '/readyz']);
 /** Paths outside the spec that are a route each; every other path that names no route shares one budget. */
 const OTHER_ROUTES = new Set(['/', '/graphql', '/mcp', '/problems']);
 const NO_ROUTE = '(no route)';
-
-/** The client's id at the token endpoint (Basic credentials or the form's client_id), for the failure limit. */
-function tokenClientId(req: Request): string | undefined {
-  try {
-    const basic = basicCredentials(req.headers.authorization);
-    if (basic) return basic.id;
-  } catch {
-    return undefined; // refused as invalid_client before any secret is checked
-  }
-  if (Buffer.isBuffer(req.body)) return new URLSearchParams(req.body.toString('utf8')).get('client_id') ?? undefined;
-  return undefined;
-}
 
 /**
  * A limit over one-minute windows with express-rate-limit's store and its answers (draft-8 `RateLimit` and
@@ -68,11 +56,10 @@ function routeOf(routes: RouteTable | undefined, req: Request): string {
 }
 
 /**
- * The rate limits (draft-8 `RateLimit` and `RateLimit-Policy` headers):
- * - per client IP and route, `RATE_LIMIT_PER_MINUTE` (see routeOf; /healthz and /readyz are not limited);
- * - per client IP at the token endpoint, `TOKEN_RATE_LIMIT_PER_MINUTE` (instead of the route limit);
- * - per client_id, failed token requests, `TOKEN_FAILURE_LIMIT_PER_MINUTE`: guessing one client's secret from many
- *   addresses is throttled too (for that client: its own requests wait out the minute as well).
+ * The rate limits (draft-8 `RateLimit` and `RateLimit-Policy` headers listing every policy that applies):
+ * - per client address and route, `RATE_LIMIT_PER_MINUTE` (see routeOf; /healthz and /readyz are not limited);
+ * - at the token endpoint instead: per client address, `TOKEN_RATE_LIMIT_PER_MINUTE`, then the failed-authentication
+ *   limits per client_id and address and per client_id (token-failures.ts).
  * Over a limit: 429 with `Retry-After` and the IANA quota-exceeded problem; at the token endpoint in the RFC 6749
  * error format (`slow_down`), which OAuth clients read.
  */
@@ -104,28 +91,11 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
         oauth: true,
       }),
   });
-  const failures = rateLimit({
-    windowMs: WINDOW_MS,
-    // The headers describe the address's token budget (set by the limiter before); this one only answers 429.
-    standardHeaders: false,
-    legacyHeaders: false,
-    // express-rate-limit's start-up checks are off: TRUST_PROXY is validated by the configuration.
-    validate: false,
-    requestPropertyName: 'tokenFailures',
-    limit: config.tokenFailureLimitPerMinute,
-    store: stores.store('token-failures', WINDOW_MS),
-    skipSuccessfulRequests: true,
-    // Only the failures count: a 429 of the other limits is not a failed authentication.
-    requestWasSuccessful: (_req: Request, res: Response) => res.statusCode < 400 || res.statusCode === 429,
-    skip: (req) => !tokenClientId(req),
-    keyGenerator: (req) => tokenClientId(req)!,
-    handler: (req, res) =>
-      refuse(config.baseUrl, req, res, {
-        policy: 'token-failures',
-        detail: `This client failed authentication ${config.tokenFailureLimitPerMinute} times in a minute; wait Retry-After seconds before trying again.`,
-        resetTime: (req as unknown as { tokenFailures?: { resetTime?: Date } }).tokenFailures?.resetTime,
-        oauth: true,
-      }),
+  const failures = tokenFailureLimits(stores, {
+    perAddress: config.tokenFailureLimitPerMinute,
+    perClient: config.tokenClientFailureLimitPerMinute,
+    baseUrl: config.baseUrl,
+    address,
   });
   // One limiter per request: the token endpoint's, or the route limit.
   return (req, res, next) => {

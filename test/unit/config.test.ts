@@ -23,6 +23,7 @@ describe('configuration from the environment', () => {
     ['DATABASE_QUERY_TIMEOUT_MS', '0', /between 100 and/],
     ['RATE_LIMIT_REDIS_TIMEOUT_MS', '0', /between 1 and 5000/],
     ['RATE_LIMIT_REDIS_BREAKER_MS', 'soon', /whole number/],
+    ['TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', '0', /between 1 and/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -45,8 +46,8 @@ describe('configuration from the environment', () => {
     expect(loadConfig({}).databaseTimeouts).to.deep.equal({ connectMs: 2000, queryMs: 4000, statementMs: 3000, idleInTransactionMs: 10_000 });
   });
 
-  it('bounds every Redis command of the rate limits by default', () => {
-    expect(loadConfig({})).to.include({ rateLimitRedisTimeoutMs: 100, rateLimitRedisBreakerMs: 5000 });
+  it('bounds every Redis command of the rate limits and limits failed authentications per client address and per client by default', () => {
+    expect(loadConfig({})).to.include({ rateLimitRedisTimeoutMs: 100, rateLimitRedisBreakerMs: 5000, tokenFailureLimitPerMinute: 10, tokenClientFailureLimitPerMinute: 100 });
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
