@@ -41,7 +41,7 @@ export interface paths {
          *       are refused before any check. A client asking from its usual addresses is never refused by this
          *       policy; one asking from a new address during such an attack waits for the window to end.
          *
-         *     Only failures count against the last two, and their `r` is the failures left.
+         *     Only failures count against the last two, and their `r` is the failures left before this request.
          *
          *     An optional RFC 8707 `resource` (sent by MCP clients) must name this service: `{server}` or
          *     `{server}/mcp`, one trailing slash aside; any other value is `invalid_target`. Both name the same
@@ -2679,9 +2679,10 @@ export interface components {
         RateLimitPolicy: string;
         /**
          * @description Remaining quota of each policy of `RateLimit-Policy`, in the same order
-         *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`token`) or failed authentications
-         *     (`token-failures`, `token-client-failures`) remain in the current window, which resets in `t`
-         *     seconds.
+         *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`token`, this one counted) or failed
+         *     authentications (`token-failures`, `token-client-failures`: a failure is counted once it is
+         *     answered, so a 401's own failure is not yet deducted) remain in the current window, which resets
+         *     in `t` seconds.
          * @example "token"; r=29; t=60, "token-failures"; r=10; t=60, "token-client-failures"; r=100; t=60
          */
         TokenRateLimit: string;
