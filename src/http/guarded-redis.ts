@@ -25,7 +25,7 @@ export interface GuardedRedisOptions {
 /** Consecutive failures that open the breaker: one slow answer is a blip, three in a row an outage. */
 const FAILURES_TO_OPEN = 3;
 /** A PING this often, so a hang is noticed (and readiness says so) without traffic. */
-const HEARTBEAT_MS = 1000;
+const HEARTBEAT_MS = 500;
 const LOG_EVERY_MS = 60_000;
 /** Commands node-redis may hold unanswered; past it a command fails at once instead of queueing on a hung socket. */
 const MAX_PENDING = 1000;
