@@ -24,7 +24,24 @@ export interface paths {
          *     Errors follow RFC 6749 section 5.2 and are `application/json` (not problem+json) so that stock
          *     OAuth clients understand them; any malformed or incomplete request, including a missing
          *     `grant_type`, is `invalid_request`, and a `grant_type` other than `client_credentials` is
-         *     `unsupported_grant_type`. Limited to 30 requests per minute per client IP.
+         *     `unsupported_grant_type`.
+         *
+         *     Rate limits, each announced in `RateLimit` and `RateLimit-Policy` (past one: 429 `slow_down`
+         *     with `Retry-After`, `violated-policies` naming it). The figures are the defaults; the headers
+         *     always carry those in force.
+         *
+         *     - `token`: 30 requests a minute per client IP address.
+         *     - `token-failures`: 10 failed client authentications (401) a minute per `client_id` and client
+         *       IP address. Past it, that address's requests for that client are refused until the window
+         *       ends. Other addresses keep their budget: failures elsewhere never stop a client that sends its
+         *       right secret.
+         *     - `token-client-failures`: 100 failed client authentications a minute per `client_id`, from all
+         *       addresses. Past it, until the window ends, the secret is checked only in requests from an
+         *       address the client obtained a token from in the last 24 hours; requests from any other address
+         *       are refused before any check. A client asking from its usual addresses is never refused by this
+         *       policy; one asking from a new address during such an attack waits for the window to end.
+         *
+         *     Only failures count against the last two, and their `r` is the failures left before this request.
          *
          *     An optional RFC 8707 `resource` (sent by MCP clients) must name this service: `{server}` or
          *     `{server}/mcp`, one trailing slash aside; any other value is `invalid_target`. Both name the same
@@ -2390,15 +2407,18 @@ export interface components {
             };
         };
         /**
-         * @description A token-endpoint rate limit was exceeded: requests per client address (`token`), or failed
-         *     authentications of this client from any address (`token-failures`). In the endpoint's RFC 6749
-         *     format (`error: slow_down`), also a problem document of the IANA `quota-exceeded` type.
+         * @description A token-endpoint rate limit was exceeded (`violated-policies` names it): requests per client
+         *     address (`token`); failed authentications of this client from this address (`token-failures`);
+         *     or failed authentications of this client from all addresses (`token-client-failures`), which
+         *     refuses only requests from addresses the client has not obtained a token from in the last 24
+         *     hours. In the endpoint's RFC 6749 format (`error: slow_down`), also a problem document of the
+         *     IANA `quota-exceeded` type.
          */
         TokenTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["TokenRateLimit"];
+                "RateLimit-Policy": components["headers"]["TokenRateLimitPolicy"];
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
                 [name: string]: unknown;
             };
@@ -2491,8 +2511,8 @@ export interface components {
         OAuthBadRequest: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["TokenRateLimit"];
+                "RateLimit-Policy": components["headers"]["TokenRateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2513,8 +2533,8 @@ export interface components {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticateBasic"];
                 "Cache-Control": components["headers"]["CacheControlNoStore"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["TokenRateLimit"];
+                "RateLimit-Policy": components["headers"]["TokenRateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2650,15 +2670,34 @@ export interface components {
         /**
          * @description Remaining quota of the policy that applies (draft-ietf-httpapi-ratelimit-headers-08):
          *     `r` requests remain in the current window, which resets in `t` seconds.
-         * @example "default";r=299;t=60
+         * @example "route"; r=299; t=60
          */
         RateLimit: string;
         /**
          * @description The quota policy (draft-ietf-httpapi-ratelimit-headers-08): `q` requests per window of `w`
-         *     seconds, per client IP and route (`"token";q=30;w=60` on the token endpoint).
-         * @example "default";q=300;w=60
+         *     seconds, per client IP and route (the path template, whatever the method; `HEAD` counts as
+         *     `GET`); `pk` is the partition key.
+         * @example "route"; q=300; w=60; pk=:ZTVhYjM0ZjFkMjhl:
          */
         RateLimitPolicy: string;
+        /**
+         * @description Remaining quota of each policy of `RateLimit-Policy`, in the same order
+         *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`token`, this one counted) or failed
+         *     authentications (`token-failures`, `token-client-failures`: a failure is counted once it is
+         *     answered, so a 401's own failure is not yet deducted) remain in the current window, which resets
+         *     in `t` seconds.
+         * @example "token"; r=29; t=60, "token-failures"; r=10; t=60, "token-client-failures"; r=100; t=60
+         */
+        TokenRateLimit: string;
+        /**
+         * @description The token endpoint's policies (draft-ietf-httpapi-ratelimit-headers-08), a list: `"token"`, `q`
+         *     requests per window of `w` seconds per client IP; and when the request names a `client_id`,
+         *     `"token-failures"`, `q` failed authentications of that client per client IP, and
+         *     `"token-client-failures"`, `q` failed authentications of that client from all addresses (see the
+         *     operation). `pk` is each policy's partition key.
+         * @example "token"; q=30; w=60; pk=:MDE5YjVjODg3ZmFh:, "token-failures"; q=10; w=60; pk=:NmQ0ZDM0NmMxZWJm:, "token-client-failures"; q=100; w=60; pk=:YzE0ZmE5ZDg2ZjI1:
+         */
+        TokenRateLimitPolicy: string;
         /**
          * @description Seconds to wait before retrying.
          * @example 30
@@ -2822,6 +2861,8 @@ export type ParameterOrderId = components['parameters']['OrderId'];
 export type ParameterIdeaId = components['parameters']['IdeaId'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRateLimitPolicy = components['headers']['RateLimitPolicy'];
+export type HeaderTokenRateLimit = components['headers']['TokenRateLimit'];
+export type HeaderTokenRateLimitPolicy = components['headers']['TokenRateLimitPolicy'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderCacheControlNoStore = components['headers']['CacheControlNoStore'];
 export type HeaderCacheControlRevalidate = components['headers']['CacheControlRevalidate'];
@@ -2849,8 +2890,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["TokenRateLimit"];
+                    "RateLimit-Policy": components["headers"]["TokenRateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

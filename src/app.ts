@@ -102,7 +102,7 @@ export async function createApp(config: Config, services: Services, document: Do
   // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
   // body is 401, not 413 or 415); everything else here reads its body first.
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : api.rawBody(req, res, next)));
-  const stores = new RateLimitStores(config.redisUrl, config.rateLimitRedisPrefix, logger);
+  const stores = new RateLimitStores(config, logger);
   services.meta.watchRateLimitStore(stores);
   app.locals.close = () => stores.close();
   app.use(rateLimits(config, stores, () => api.routes));

@@ -39,10 +39,19 @@ export interface Config {
   dashboardUrl: string | undefined;
   /** Leading zero bits a proof-of-work solution needs before an address has failed (it rises after failures). */
   powDifficulty: number;
-  /** Failed token requests per client_id per minute before that client is throttled. */
+  /** Failed token requests per client_id and client address a minute; past it that address is refused for that client. */
   tokenFailureLimitPerMinute: number;
+  /**
+   * Failed token requests per client_id a minute from all addresses; past it only addresses the client obtained a
+   * token from lately are checked, the others refused before any secret check.
+   */
+  tokenClientFailureLimitPerMinute: number;
   /** Key prefix of the rate-limit counters in Redis. */
   rateLimitRedisPrefix: string;
+  /** Longest wait for one Redis command of the rate limits; past it the request passes unlimited. */
+  rateLimitRedisTimeoutMs: number;
+  /** After failures, how long no command is sent to Redis before a probe. */
+  rateLimitRedisBreakerMs: number;
   /** How long a stored Idempotency-Key answer is replayed. */
   idempotencyRetentionHours: number;
   /** HMAC key of proof-of-work challenges; when absent one is generated once and kept in the database. */
@@ -153,7 +162,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000_000),
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000_000),
     tokenFailureLimitPerMinute: integer(env, 'TOKEN_FAILURE_LIMIT_PER_MINUTE', 10, 1, 1_000_000_000),
+    tokenClientFailureLimitPerMinute: integer(env, 'TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', 100, 1, 1_000_000_000),
     rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'ias:rate-limit:',
+    rateLimitRedisTimeoutMs: integer(env, 'RATE_LIMIT_REDIS_TIMEOUT_MS', 100, 1, 5000),
+    rateLimitRedisBreakerMs: integer(env, 'RATE_LIMIT_REDIS_BREAKER_MS', 5000, 100, 600_000),
     webConcurrency,
     trustProxy,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),

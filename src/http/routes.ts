@@ -6,6 +6,8 @@ export type RouteMatch =
   | { kind: 'method-not-allowed'; allowed: string[] };
 
 interface TemplateRoute {
+  /** The spec's path template, `/v1/orders/{id}`. */
+  path: string;
   pattern: RegExp;
   /** Captures each `{param}` in order (as openapi-backend's bath-es5 does: any characters but `/`, percent-decoded). */
   capture: RegExp;
@@ -42,7 +44,7 @@ export class RouteTable {
         const pattern = operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+');
         const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
         const capture = new RegExp(`^${operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]*)')}$`);
-        route = { pattern: new RegExp(`^${pattern}$`), capture, names, specificity: operation.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
+        route = { path: operation.path, pattern: new RegExp(`^${pattern}$`), capture, names, specificity: operation.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
         templates.set(operation.path, route);
       }
       route.byMethod.set(method, operation);
@@ -71,6 +73,17 @@ export class RouteTable {
     if (!route || !found) return params;
     route.names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1]!)));
     return params;
+  }
+
+  /**
+   * The spec path a request path names, whatever the method: the path itself when it is one without parameters,
+   * else the most literal template it fits; undefined when it names none. (`match` answers the operation, which
+   * depends on the method.)
+   */
+  template(rawPath: string): string | undefined {
+    const path = RouteTable.normalize(rawPath);
+    if (this.exact.has(path)) return path;
+    return this.templates.find((route) => route.pattern.test(path))?.path;
   }
 
   match(method: string, rawPath: string): RouteMatch {

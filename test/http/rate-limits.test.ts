@@ -62,21 +62,148 @@ describe('rate limits', () => {
       }
     });
 
-    it("throttles failed authentications per client_id from many addresses, the right secret included, until the window passes", async () => {
-      const { client_id, client_secret } = await server.createClient(['read']);
-      const attempt = (secret: string, address: string) =>
-        server.api.post('/oauth/token', {
-          headers: { 'x-forwarded-for': address, 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret: secret }).toString(),
-        });
-      for (let i = 0; i < 3; i++) expect((await attempt('wrong', `198.51.100.${i}`)).status).to.equal(401);
-      const blocked = await attempt(client_secret, '198.51.100.99');
-      expect(blocked.status).to.equal(429);
-      expect(blocked.body).to.include({ error: 'slow_down', type: IANA });
-      expect(blocked.body['violated-policies']).to.deep.equal(['token-failures']);
-      // Another client is not affected.
+    it('counts HEAD against its GET route, every method and id against its route template, and paths that name no route against one budget', async () => {
+      const token = await server.token(['read']);
+      const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
+      const send = (method: string, path: string, n: number) => server.api.request(method, path, { token, headers: from(n), unchecked: true });
+      // HEAD shares GET's budget (measured: 400 HEADs on fresh ids were never limited).
+      for (let i = 0; i < 3; i++) expect((await send('HEAD', `/v1/orders/ord_h${i}`, 30)).status, `HEAD ${i + 1}`).to.equal(404);
+      for (let i = 0; i < 2; i++) expect((await send('GET', `/v1/orders/ord_g${i}`, 30)).status, `GET ${i + 1}`).to.equal(404);
+      expect((await send('HEAD', '/v1/orders/ord_h9', 30)).status).to.equal(429);
+      expect((await send('GET', '/v1/orders/ord_g9', 30)).status).to.equal(429);
+      // A method the route does not allow counts against the route, whatever the id.
+      for (let i = 0; i < 5; i++) expect((await send('DELETE', `/v1/orders/ord_d${i}`, 31)).status, `DELETE ${i + 1}`).to.equal(405);
+      const deleted = await send('DELETE', '/v1/orders/ord_d9', 31);
+      expect(deleted.status).to.equal(429);
+      expect(deleted.body['violated-policies']).to.deep.equal(['route']);
+      expect((await send('GET', '/v1/orders/ord_g0', 31)).status, 'GET on the route the DELETEs used up').to.equal(429);
+      // Unknown paths share one budget, however they vary.
+      for (let i = 0; i < 5; i++) expect((await send('GET', `/v1/nothing/${i}`, 32)).status, `unknown path ${i + 1}`).to.equal(404);
+      expect((await send('GET', '/v1/nothing-else', 32)).status).to.equal(429);
+      expect((await send('GET', '/v1/brokers', 32)).status, 'a route of the spec keeps its budget').to.equal(200);
+    });
+  });
+
+  /**
+   * Measurement 7 of issue 20: failed authentications from anywhere locked the client out. Failures are limited per
+   * client_id and address, and past a per-client_id ceiling only the client's usual addresses are checked.
+   */
+  const tokenRequest = (server: TestServer, client: { client_id: string }, secret: string, address: string) =>
+    server.api.post('/oauth/token', {
+      headers: { 'x-forwarded-for': address, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }).toString(),
+    });
+
+  describe('failed client authentication, with the default failure limits', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '' });
+    });
+    after(() => server.close());
+
+    it('does not stop the client getting its token from another address after 14 wrong secrets from one', async () => {
+      const client = await server.createClient(['read']);
+      const statuses: number[] = [];
+      for (let i = 0; i < 14; i++) statuses.push((await tokenRequest(server, client, 'wrong', '198.51.100.66')).status);
+      expect(statuses).to.deep.equal([...Array(10).fill(401), ...Array(4).fill(429)]);
+      const refused = await tokenRequest(server, client, client.client_secret, '198.51.100.66');
+      expect(refused.status, 'the guessing address is refused for this client, the right secret included').to.equal(429);
+      expect(refused.body).to.include({ error: 'slow_down', type: IANA });
+      expect(refused.body['violated-policies']).to.deep.equal(['token-failures']);
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+      const served = await tokenRequest(server, client, client.client_secret, '198.51.100.7');
+      expect(served.status).to.equal(200);
+      expect(served.body.access_token).to.be.a('string');
+      // The address is refused only for the client it guessed at.
       const other = await server.createClient(['read']);
-      expect((await server.api.post('/oauth/token', { headers: { 'x-forwarded-for': '198.51.100.98', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret }).toString() })).status).to.equal(200);
+      expect((await tokenRequest(server, other, other.client_secret, '198.51.100.66')).status).to.equal(200);
+    });
+  });
+
+  /** The per-client_id ceiling, against whichever store the server counts in. */
+  const throttlesGuessesFromManyAddresses = (server: () => TestServer, prefix: string) =>
+    it('refuses guesses from many addresses past the client_id ceiling without checking them, and keeps serving the client at its usual address', async () => {
+      const client = await server().createClient(['read']);
+      const usual = `${prefix}.1`;
+      expect((await tokenRequest(server(), client, client.client_secret, usual)).status).to.equal(200);
+      // Five wrong secrets from three addresses: the ceiling (5) reached, no address at its own limit (3).
+      for (const [i, a] of [10, 10, 11, 11, 12].entries()) expect((await tokenRequest(server(), client, 'wrong', `${prefix}.${a}`)).status, `guess ${i + 1}`).to.equal(401);
+      for (const address of [`${prefix}.10`, `${prefix}.20`, `${prefix}.21`]) {
+        const refused = await tokenRequest(server(), client, 'wrong', address);
+        expect(refused.status, `a guess from ${address}`).to.equal(429);
+        expect(refused.body['violated-policies']).to.deep.equal(['token-client-failures']);
+        expect(refused.headers.get('ratelimit')).to.match(/"token-client-failures"; r=0; t=\d+/);
+      }
+      // Not checked at all from an address the client has not used: the right secret is refused as well.
+      expect((await tokenRequest(server(), client, client.client_secret, `${prefix}.22`)).status).to.equal(429);
+      // At its usual address the secret is checked: the right one served, a wrong one refused as wrong.
+      expect((await tokenRequest(server(), client, client.client_secret, usual)).status).to.equal(200);
+      expect((await tokenRequest(server(), client, 'wrong', usual)).status).to.equal(401);
+      expect((await tokenRequest(server(), client, client.client_secret, usual)).status).to.equal(200);
+      // Another client is not affected.
+      const other = await server().createClient(['read']);
+      expect((await tokenRequest(server(), other, other.client_secret, `${prefix}.23`)).status).to.equal(200);
+    });
+
+  describe('failed client authentication past the client_id ceiling, in memory', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5' });
+    });
+    after(() => server.close());
+
+    throttlesGuessesFromManyAddresses(() => server, '198.51.100');
+
+    it('announces every token-endpoint policy in RateLimit-Policy, and the failures left in RateLimit', async () => {
+      const client = await server.createClient(['read']);
+      const first = await tokenRequest(server, client, 'wrong', '198.51.100.90');
+      expect(first.status).to.equal(401);
+      const policy = first.headers.get('ratelimit-policy') ?? '';
+      expect(policy).to.match(/^"token"; q=1000; w=60; pk=:[A-Za-z0-9+/=]+:, "token-failures"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:, "token-client-failures"; q=5; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+      expect(first.headers.get('ratelimit')).to.match(/^"token"; r=999; t=\d+, "token-failures"; r=3; t=\d+, "token-client-failures"; r=5; t=\d+$/);
+      const second = await tokenRequest(server, client, client.client_secret, '198.51.100.90');
+      expect(second.status).to.equal(200);
+      expect(second.headers.get('ratelimit')).to.match(/^"token"; r=998; t=\d+, "token-failures"; r=2; t=\d+, "token-client-failures"; r=4; t=\d+$/);
+      // Without a client_id only the address's token budget applies.
+      const anonymous = await server.api.post('/oauth/token', { headers: { 'x-forwarded-for': '198.51.100.91', 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      expect(anonymous.status).to.equal(401);
+      expect(anonymous.headers.get('ratelimit-policy')).to.match(/^"token"; q=1000; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    });
+  });
+
+  describe('failed client authentication past the client_id ceiling, counted in Redis', () => {
+    const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
+    const redis = createClient({ url: REDIS_URL });
+    let server: TestServer | undefined;
+    before(async function () {
+      try {
+        await redis.connect();
+      } catch {
+        this.skip();
+      }
+      server = await startTestServer({ REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5' });
+      // The connection opens in the background; until then nothing would be counted.
+      for (let i = 0; (await server.api.get('/readyz')).body.checks.rate_limit_store !== 'ok'; i++) {
+        if (i > 100) throw new Error('the server did not connect to Redis');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    after(async () => {
+      await server?.close();
+      if (redis.isOpen) {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length) await redis.del(keys);
+        await redis.close();
+      }
+    });
+
+    throttlesGuessesFromManyAddresses(() => server!, '198.51.101');
+
+    it('keeps the counts in Redis under the configured prefix', async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      for (const name of ['token:', 'token-failures:', 'token-client-failures:', 'token-known-addresses:']) {
+        expect(keys.some((key) => key.startsWith(`${prefix}${name}`)), name).to.equal(true);
+      }
     });
   });
 

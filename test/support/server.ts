@@ -57,6 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     RATE_LIMIT_PER_MINUTE: '1000000',
     TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
     TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
   const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides });

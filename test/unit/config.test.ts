@@ -21,6 +21,9 @@ describe('configuration from the environment', () => {
     ['TRUST_PROXY', 'true', /hop count/],
     ['WEB_CONCURRENCY', '2', /embedded database serves one process; set DATABASE_URL/],
     ['DATABASE_QUERY_TIMEOUT_MS', '0', /between 100 and/],
+    ['RATE_LIMIT_REDIS_TIMEOUT_MS', '0', /between 1 and 5000/],
+    ['RATE_LIMIT_REDIS_BREAKER_MS', 'soon', /whole number/],
+    ['TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', '0', /between 1 and/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -41,6 +44,10 @@ describe('configuration from the environment', () => {
   it('runs several workers only on PostgreSQL, and has database timeouts that fire by default', () => {
     expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).webConcurrency).to.equal(2);
     expect(loadConfig({}).databaseTimeouts).to.deep.equal({ connectMs: 2000, queryMs: 4000, statementMs: 3000, idleInTransactionMs: 10_000 });
+  });
+
+  it('bounds every Redis command of the rate limits and limits failed authentications per client address and per client by default', () => {
+    expect(loadConfig({})).to.include({ rateLimitRedisTimeoutMs: 100, rateLimitRedisBreakerMs: 5000, tokenFailureLimitPerMinute: 10, tokenClientFailureLimitPerMinute: 100 });
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { problemDocument } from '../problems.js';
+import type { ApiRequestState } from './api.js';
+
+export const WINDOW_MS = 60_000;
+const WINDOW_SECONDS = WINDOW_MS / 1000;
+
+/** One policy's state for a request, as the draft-8 `RateLimit` and `RateLimit-Policy` headers describe it. */
+export interface Quota {
+  name: string;
+  limit: number;
+  remaining: number;
+  /** When the window ends; undefined when the store could not say (a full window is announced). */
+  resetTime: Date | undefined;
+  /** What the policy counts this request under (hashed into the partition key `pk`). */
+  key: string;
+}
+
+const policies = new Map<string, string>();
+
+function policyOf(quota: Quota): string {
+  const cacheKey = `${quota.name} ${quota.limit} ${quota.key}`;
+  let policy = policies.get(cacheKey);
+  if (policy === undefined) {
+    // express-rate-limit's partition key: the first 12 hex digits of the key's SHA-256, in base64.
+    const partition = Buffer.from(createHash('sha256').update(quota.key).digest('hex').slice(0, 12)).toString('base64');
+    policy = `"${quota.name}"; q=${quota.limit}; w=${WINDOW_SECONDS}; pk=:${partition}:`;
+    if (policies.size >= 10_000) policies.clear();
+    policies.set(cacheKey, policy);
+  }
+  return policy;
+}
+
+export function secondsUntil(resetTime: Date | undefined): number {
+  return resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : WINDOW_SECONDS;
+}
+
+/** Adds the policies to the response's `RateLimit` and `RateLimit-Policy` lists (after those already there). */
+export function addQuotaHeaders(res: Response, quotas: Quota[]): void {
+  if (res.headersSent || quotas.length === 0) return;
+  const append = (name: string, items: string[]) => {
+    const before = res.getHeader(name);
+    res.setHeader(name, [...(typeof before === 'string' ? [before] : []), ...items].join(', '));
+  };
+  append('RateLimit', quotas.map((quota) => `"${quota.name}"; r=${quota.remaining}; t=${secondsUntil(quota.resetTime)}`));
+  append('RateLimit-Policy', quotas.map(policyOf));
+}
+
+export interface Refusal {
+  /** The violated policy's name (`violated-policies`). */
+  policy: string;
+  detail: string;
+  resetTime: Date | undefined;
+  /** At the token endpoint: RFC 6749's error JSON (`slow_down`), which OAuth clients read. */
+  oauth: boolean;
+}
+
+/** A 429 answer: `Retry-After` and the IANA quota-exceeded problem naming the violated policy. */
+export function refuse(baseUrl: string, req: Request, res: Response, refusal: Refusal): void {
+  const state = (res.locals as { api?: ApiRequestState }).api;
+  const problem = {
+    ...problemDocument('quota-exceeded', baseUrl, { detail: refusal.detail }),
+    'violated-policies': [refusal.policy],
+    instance: req.path,
+    request_id: state?.requestInfo.id,
+  };
+  res.status(429).setHeader('Retry-After', String(Math.max(1, secondsUntil(refusal.resetTime))));
+  res.setHeader('Cache-Control', 'no-store');
+  if (refusal.oauth) {
+    res.type('application/json').send(JSON.stringify({ error: 'slow_down', error_description: problem.detail, ...problem }));
+  } else {
+    res.type('application/problem+json').send(JSON.stringify(problem));
+  }
+}
