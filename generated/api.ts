@@ -357,7 +357,10 @@ export interface paths {
         };
         /**
          * List policy versions
-         * @description All policy versions of the account, newest version first.
+         * @description The account's policy versions, newest version first. A version stored before limits were bounded whose
+         *     limits are not numbers within the bounds `PolicyLimits` declares (a `1e400` sent then was stored as
+         *     null) is not listed: it never was a usable policy and cannot be shown as one; `GET
+         *     /v1/policies/{version}` answers it with 409 `policy-invalid`, and the version numbers show the gap.
          */
         get: operations["listPolicies"];
         put?: never;
@@ -390,7 +393,9 @@ export interface paths {
         };
         /**
          * Get the current policy
-         * @description The account's newest policy version. 404 `not-found` while the account has no policy.
+         * @description The account's newest policy version. 404 `not-found` while the account has no policy; 409
+         *     `policy-invalid` when that version is invalid (stored before limits were bounded with a limit that is
+         *     not a number within them): sign a new version.
          */
         get: operations["getCurrentPolicy"];
         put?: never;
@@ -410,7 +415,8 @@ export interface paths {
         };
         /**
          * Get a policy version
-         * @description One immutable policy version of the account.
+         * @description One immutable policy version of the account. 409 `policy-invalid` for a version stored before limits
+         *     were bounded with a limit that is not a number within them (it is kept, but cannot be shown).
          */
         get: operations["getPolicy"];
         put?: never;
@@ -495,7 +501,8 @@ export interface paths {
         /**
          * Generate ideas
          * @description Generates trade proposals for one market with the engine `mode` selects (see the Ideas tag).
-         *     Requires a current policy (409 `policy-required`). Every proposed order passed the policy check
+         *     Requires a current policy (409 `policy-required`) that is valid (409 `policy-invalid` for a version stored
+         *     before limits were bounded with a limit that is not a number within them). Every proposed order passed the policy check
          *     and waits in state `proposed` until it is approved, rejected, cancelled or expires. `ideas` is
          *     empty when there is nothing to do (for example every weight within the rebalance band, or no
          *     idle cash). Generation does not consult the kill switch; approval does.
@@ -592,6 +599,7 @@ export interface paths {
          *     | from | trigger | condition | to | effects |
          *     |---|---|---|---|---|
          *     | proposed | approve | kill switch off, policy check and risk gate pass | submitted → filled (paper broker) | cash and positions updated in the same transaction; events recorded |
+         *     | proposed | approve | policy in force invalid (stored before limits were bounded) | proposed (unchanged) | 409 `policy-invalid`: sign a new version |
          *     | proposed | approve | kill switch engaged | proposed (unchanged) | 409 `kill-switch-engaged` |
          *     | proposed | approve | policy check or risk gate fails | blocked | 422 `checks-failed` listing each failed check |
          *     | proposed | reject | — | rejected | optional reason recorded |
@@ -1474,7 +1482,9 @@ export interface components {
          *     a loss limit of 0 would stop trading at the first cent lost; a smaller one cannot be written in cents) to 1e12 (one trillion, the largest amount this API accepts
          *     anywhere; a larger limit limits nothing an account can trade, and up to it every amount in whole
          *     cents is a distinct double, so the 2-decimal rule is checked exactly). A number that is not a finite
-         *     double (`1e400`, which JSON parsers read as infinity) is 400 `validation-error` naming the field.
+         *     double (`1e400`, which JSON parsers read as infinity) is 400 `validation-error` naming the field. A
+         *     version stored before these bounds whose amounts are not numbers within them is invalid: it is never
+         *     used, and reading it answers 409 `policy-invalid` (see `GET /v1/policies`).
          */
         PolicyLimits: {
             /**
@@ -2191,7 +2201,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The account has no policy yet, or the `Idempotency-Key` is in use. */
+        /**
+         * @description The account has no policy yet (`policy-required`), the policy in force is invalid (`policy-invalid`: sign
+         *     a new version), or the `Idempotency-Key` is in use.
+         */
         GenerateIdeasConflict: {
             headers: {
                 /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
@@ -2205,8 +2218,9 @@ export interface components {
             };
         };
         /**
-         * @description The kill switch is engaged (the order stays `proposed`), the order is not `proposed` (or a
-         *     concurrent trigger won), or the `Idempotency-Key` is in use.
+         * @description The kill switch is engaged or the policy in force is invalid (`policy-invalid`: sign a new version;
+         *     either way the order stays `proposed`), the order is not `proposed` (or a concurrent trigger won), or
+         *     the `Idempotency-Key` is in use.
          */
         ApproveConflict: {
             headers: {
@@ -2217,6 +2231,33 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The policy version was stored before limits were bounded with a limit that is not a number within
+         *     them (`policy-invalid`); it cannot be shown. Sign a new version with `POST /v1/policies`.
+         */
+        PolicyInvalid: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/policy-invalid",
+                 *       "title": "Policy invalid",
+                 *       "status": 409,
+                 *       "detail": "Policy version 3 cannot be used: max_order_notional is not a number from 0.01 to 1000000000000 (it was stored before limits were bounded). Sign a new policy version (POST /v1/policies); the stored version is kept.",
+                 *       "instance": "/v1/policies/current",
+                 *       "policy_version": 3,
+                 *       "invalid_limits": [
+                 *         "max_order_notional"
+                 *       ]
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -2812,6 +2853,7 @@ export type ResponseChallengeConflict = components['responses']['ChallengeConfli
 export type ResponseSignupConflict = components['responses']['SignupConflict'];
 export type ResponseGenerateIdeasConflict = components['responses']['GenerateIdeasConflict'];
 export type ResponseApproveConflict = components['responses']['ApproveConflict'];
+export type ResponsePolicyInvalid = components['responses']['PolicyInvalid'];
 export type ResponseOrderTransitionConflict = components['responses']['OrderTransitionConflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
@@ -3473,6 +3515,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["PolicyInvalid"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3510,6 +3553,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["PolicyInvalid"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
