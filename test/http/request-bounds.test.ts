@@ -53,6 +53,16 @@ describe('every number of a request is bounded where the spec says, at both edge
       });
     }
 
+    it('refuses the request that grew the process by 450 MB a second (issue 20): a horizon and a target far below a day and a cent', async () => {
+      const body = { capital: 2.225073858507203e-309, horizon_years: 1e-323, market: 'GB', target: 1e-5, assumptions: { expected_return: -1.1754943508222875e-38, volatility: 5.960464477539063e-8 }, confidence: 0.5000000000000001, monthly_contribution: 695128708.4084313 };
+      const response = await server.api.post('/v1/goals/feasibility', { token: await server.token(['read']), json: body });
+      expect(response.status).to.equal(400);
+      expect(response.body.errors.map((e: { pointer: string }) => e.pointer)).to.deep.equal(['/target', '/horizon_years']);
+      const fixed = await server.api.post('/v1/goals/feasibility', { token: await server.token(['read']), json: { ...body, target: 1, horizon_years: 1, monthly_contribution: 0 } });
+      expect(fixed.status, 'the capital is refused by the service, below the minor unit').to.equal(400);
+      expect(fixed.body.errors).to.deep.equal([{ pointer: '/capital', detail: "must be 0 or at least 0.01 GBP, the currency's minor unit" }]);
+    });
+
     it('holds amounts to the currency’s minor unit: whole yen in JP, where the schema’s 0.01 would pass', async () => {
       const token = await server.token(['read']);
       const yen = { ...goal, market: 'JP', capital: 0, target: 1, monthly_contribution: 1 };
