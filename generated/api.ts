@@ -1478,13 +1478,14 @@ export interface components {
          *     (`rebalance` proposes exactly that). The notional limits apply to every order; ideas split an order
          *     into several within `max_order_notional` and cut what exceeds `max_daily_notional`.
          *
-         *     The amounts are from 0.01 (one cent, the minor unit: a notional limit of 0 would forbid every order and
-         *     a loss limit of 0 would stop trading at the first cent lost; a smaller one cannot be written in cents) to 1e12 (one trillion, the largest amount this API accepts
-         *     anywhere; a larger limit limits nothing an account can trade, and up to it every amount in whole
-         *     cents is a distinct double, so the 2-decimal rule is checked exactly). A number that is not a finite
-         *     double (`1e400`, which JSON parsers read as infinity) is 400 `validation-error` naming the field. A
-         *     version stored before these bounds whose amounts are not numbers within them is invalid: it is never
-         *     used, and reading it answers 409 `policy-invalid` (see `GET /v1/policies`).
+         *     The amounts are from 0.01 (one cent, the minor unit: a notional limit of 0 would forbid every order
+         *     and a loss limit of 0 would stop trading at the first cent lost; a smaller one cannot be written in
+         *     cents) to 1e12 (one trillion, the largest amount this API accepts anywhere; a larger limit limits
+         *     nothing an account can trade, and up to it every amount in whole cents is a distinct double, so the
+         *     2-decimal rule is checked exactly). A number that is not a finite double (`1e400`, which JSON
+         *     parsers read as infinity) is 400 `validation-error` naming the field. A version stored before these
+         *     bounds whose limits are not numbers within them is invalid: it is never used, and reading it answers
+         *     409 `policy-invalid` (see `GET /v1/policies`).
          */
         PolicyLimits: {
             /**
