@@ -374,7 +374,10 @@ export interface paths {
         };
         /**
          * List policy versions
-         * @description All policy versions of the account, newest version first.
+         * @description The account's policy versions, newest version first. A version stored before limits were bounded whose
+         *     limits are not numbers within the bounds `PolicyLimits` declares (a `1e400` sent then was stored as
+         *     null) is not listed: it never was a usable policy and cannot be shown as one; `GET
+         *     /v1/policies/{version}` answers it with 409 `policy-invalid`, and the version numbers show the gap.
          */
         get: operations["listPolicies"];
         put?: never;
@@ -407,7 +410,9 @@ export interface paths {
         };
         /**
          * Get the current policy
-         * @description The account's newest policy version. 404 `not-found` while the account has no policy.
+         * @description The account's newest policy version. 404 `not-found` while the account has no policy; 409
+         *     `policy-invalid` when that version is invalid (stored before limits were bounded with a limit that is
+         *     not a number within them): sign a new version.
          */
         get: operations["getCurrentPolicy"];
         put?: never;
@@ -427,7 +432,8 @@ export interface paths {
         };
         /**
          * Get a policy version
-         * @description One immutable policy version of the account.
+         * @description One immutable policy version of the account. 409 `policy-invalid` for a version stored before limits
+         *     were bounded with a limit that is not a number within them (it is kept, but cannot be shown).
          */
         get: operations["getPolicy"];
         put?: never;
@@ -512,7 +518,8 @@ export interface paths {
         /**
          * Generate ideas
          * @description Generates trade proposals for one market with the engine `mode` selects (see the Ideas tag).
-         *     Requires a current policy (409 `policy-required`). Every proposed order passed the policy check
+         *     Requires a current policy (409 `policy-required`) that is valid (409 `policy-invalid` for a version stored
+         *     before limits were bounded with a limit that is not a number within them). Every proposed order passed the policy check
          *     and waits in state `proposed` until it is approved, rejected, cancelled or expires. `ideas` is
          *     empty when there is nothing to do (for example every weight within the rebalance band, or no
          *     idle cash). Generation does not consult the kill switch; approval does.
@@ -609,6 +616,7 @@ export interface paths {
          *     | from | trigger | condition | to | effects |
          *     |---|---|---|---|---|
          *     | proposed | approve | kill switch off, policy check and risk gate pass | submitted → filled (paper broker) | cash and positions updated in the same transaction; events recorded |
+         *     | proposed | approve | policy in force invalid (stored before limits were bounded) | proposed (unchanged) | 409 `policy-invalid`: sign a new version |
          *     | proposed | approve | kill switch engaged | proposed (unchanged) | 409 `kill-switch-engaged` |
          *     | proposed | approve | policy check or risk gate fails | blocked | 422 `checks-failed` listing each failed check |
          *     | proposed | reject | — | rejected | optional reason recorded |
@@ -1194,20 +1202,35 @@ export interface components {
              */
             received_at: string;
         };
-        /** @description A goal. Amounts are in the currency of `market`. */
+        /**
+         * @description A goal. Amounts are in the currency of `market`.
+         *
+         *     Every number has bounds a real goal stays far inside, so every accepted request is answered in bounded
+         *     time. Amounts: an amount that is not 0 is at least the currency's minor unit (0.01 for USD, CAD, GBP, EUR
+         *     and AUD; 1 for JPY, which has no minor unit); a smaller one is 400 `validation-error` naming the field
+         *     (`/capital`: "must be 0 or at least 0.01 USD, the currency's minor unit"). The schema states the bounds
+         *     that hold in every currency (`minimum`, `maximum`) and the service adds the currency's own minor unit,
+         *     because a per-market bound would need `if`/`then` or `anyOf` branches, which many SDK generators turn into
+         *     wrapper types instead of a plain number. A number that is not a finite double (`1e400`, which JSON parsers
+         *     read as infinity) is 400 `validation-error` naming the field, as on every operation.
+         */
         GoalFeasibilityRequest: {
             /**
-             * @description Starting capital in the market's currency.
+             * @description Starting capital in the market's currency: 0, or from the currency's minor unit (0.01; 1 for JPY) to
+             *     1e12 (one trillion, more than any single goal; suggestions search up to it).
              * @example 50000
              */
             capital: number;
             /**
-             * @description Target amount in the market's currency.
+             * @description Target amount in the market's currency: from the currency's minor unit (0.01, the smallest in any
+             *     supported currency; 1 for JPY) to 1e12 (one trillion, more than any single goal).
              * @example 200000
              */
             target: number;
             /**
-             * @description Horizon in years (fractions allowed, 0.5 = six months).
+             * @description Horizon in years (fractions allowed, 0.5 = six months): from one day (1/365.25 of a year,
+             *     0.0027378507871321013, the double nearest to it) to 100 years. Shorter horizons mean nothing for an
+             *     investment goal (returns are modelled per year and month); longer ones outlast any saver.
              * @example 15
              */
             horizon_years: number;
@@ -1235,12 +1258,14 @@ export interface components {
              */
             market: components["schemas"]["MarketCode"];
             /**
-             * @description Amount added at the end of each month, in the market's currency. Default 0.
+             * @description Amount added at the end of each month, in the market's currency. Default 0. Otherwise from the
+             *     currency's minor unit (0.01; 1 for JPY) to 1e9 (one billion a month; suggestions search up to it).
              * @example 500
              */
             monthly_contribution?: number;
             /**
-             * @description Probability the suggestions aim for. Default 0.8.
+             * @description Probability the suggestions aim for. Default 0.8. From 0.5 (a suggestion less likely than not to
+             *     reach the goal suggests nothing) to 0.99 (certainty is not on offer under a model with risk).
              * @example 0.8
              */
             confidence?: number;
@@ -1252,12 +1277,14 @@ export interface components {
          */
         FeasibilityAssumptionsOverride: {
             /**
-             * @description Arithmetic mean μ of annual returns (fraction, 0.07 = 7 %).
+             * @description Arithmetic mean μ of annual returns (fraction, 0.07 = 7 %), from −0.5 (halving every year) to 1
+             *     (doubling every year): beyond any long-run assumption an adviser could defend.
              * @example 0.07
              */
             expected_return: number;
             /**
-             * @description Standard deviation σ of annual returns (fraction); 0 makes the model deterministic.
+             * @description Standard deviation σ of annual returns (fraction), from 0 (the model is deterministic) to 2 (200 %,
+             *     several times that of any equity market).
              * @example 0.15
              */
             volatility: number;
@@ -1451,7 +1478,8 @@ export interface components {
             /** @description Target weights; they must sum to 1 ± 1e-9 (else 422 `invalid-policy`), one entry per symbol. */
             target_allocation: components["schemas"]["TargetAllocationEntry"][];
             /**
-             * @description Stored with 4 decimals.
+             * @description Stored with 4 decimals. From 0 (rebalance any drift) to 0.5 (50 percentage points: a wider band
+             *     would never rebalance a portfolio of two symbols).
              *     Default 0.05. Drift tolerance per symbol (absolute weight, 0.05 = 5 percentage points): `rebalance` proposes
              *     orders only for symbols whose weight differs from the target by more than this.
              */
@@ -1466,25 +1494,36 @@ export interface components {
          *     position always passes those rules, so a holding the policy no longer allows can still be sold
          *     (`rebalance` proposes exactly that). The notional limits apply to every order; ideas split an order
          *     into several within `max_order_notional` and cut what exceeds `max_daily_notional`.
+         *
+         *     The amounts are from 0.01 (one cent, the minor unit: a notional limit of 0 would forbid every order
+         *     and a loss limit of 0 would stop trading at the first cent lost; a smaller one cannot be written in
+         *     cents) to 1e12 (one trillion, the largest amount this API accepts anywhere; a larger limit limits
+         *     nothing an account can trade, and up to it every amount in whole cents is a distinct double, so the
+         *     2-decimal rule is checked exactly). A number that is not a finite double (`1e400`, which JSON
+         *     parsers read as infinity) is 400 `validation-error` naming the field. A version stored before these
+         *     bounds whose limits are not numbers within them is invalid: it is never used, and reading it answers
+         *     409 `policy-invalid` (see `GET /v1/policies`).
          */
         PolicyLimits: {
             /**
-             * @description Largest notional (quantity × price) of one order.
+             * @description Largest notional (quantity × price) of one order; 0.01 to 1e12.
              * @example 10000
              */
             max_order_notional: number;
             /**
-             * @description Largest weight of one symbol in the portfolio's total value after the fill (fraction).
+             * @description Largest weight of one symbol in the portfolio's total value after the fill (fraction, 0 to 1: 0 allows
+             *     buying nothing, 1 lets one symbol be the whole portfolio).
              * @example 0.7
              */
             max_position_weight: number;
             /**
-             * @description Largest total notional filled per UTC day.
+             * @description Largest total notional filled per UTC day; 0.01 to 1e12.
              * @example 25000
              */
             max_daily_notional: number;
             /**
-             * @description Loss of portfolio value within a UTC day that automatically engages the account kill switch.
+             * @description Loss of portfolio value within a UTC day that automatically engages the account kill switch; 0.01 to
+             *     1e12.
              * @example 2000
              */
             max_daily_loss: number;
@@ -1499,7 +1538,7 @@ export interface components {
         TargetAllocationEntry: {
             symbol: components["schemas"]["Symbol"];
             /**
-             * @description Target weight in the portfolio's total value (fraction).
+             * @description Target weight in the portfolio's total value (fraction, 0 to 1; the weights sum to 1).
              * @example 0.6
              */
             weight: number;
@@ -2180,7 +2219,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The account has no policy yet, or the `Idempotency-Key` is in use. */
+        /**
+         * @description The account has no policy yet (`policy-required`), the policy in force is invalid (`policy-invalid`: sign
+         *     a new version), or the `Idempotency-Key` is in use.
+         */
         GenerateIdeasConflict: {
             headers: {
                 /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
@@ -2194,8 +2236,9 @@ export interface components {
             };
         };
         /**
-         * @description The kill switch is engaged (the order stays `proposed`), the order is not `proposed` (or a
-         *     concurrent trigger won), or the `Idempotency-Key` is in use.
+         * @description The kill switch is engaged or the policy in force is invalid (`policy-invalid`: sign a new version;
+         *     either way the order stays `proposed`), the order is not `proposed` (or a concurrent trigger won), or
+         *     the `Idempotency-Key` is in use.
          */
         ApproveConflict: {
             headers: {
@@ -2206,6 +2249,33 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The policy version was stored before limits were bounded with a limit that is not a number within
+         *     them (`policy-invalid`); it cannot be shown. Sign a new version with `POST /v1/policies`.
+         */
+        PolicyInvalid: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/policy-invalid",
+                 *       "title": "Policy invalid",
+                 *       "status": 409,
+                 *       "detail": "Policy version 3 cannot be used: max_order_notional is not a number from 0.01 to 1000000000000 (it was stored before limits were bounded). Sign a new policy version (POST /v1/policies); the stored version is kept.",
+                 *       "instance": "/v1/policies/current",
+                 *       "policy_version": 3,
+                 *       "invalid_limits": [
+                 *         "max_order_notional"
+                 *       ]
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -2595,7 +2665,8 @@ export interface components {
          */
         IfNoneMatch: string;
         /**
-         * @description Maximum number of items on the page.
+         * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+         *     answer stays small; follow `next_cursor` for more.
          * @example 20
          */
         Limit: number;
@@ -2650,7 +2721,8 @@ export interface components {
          */
         ReportDate: string;
         /**
-         * @description The policy version number (1, 2, ...).
+         * @description The policy version number (1, 2, ...), at most 2147483647 (the largest 32-bit integer, what the version is
+         *     stored as); plain decimal digits only.
          * @example 2
          */
         PolicyVersion: number;
@@ -2821,6 +2893,7 @@ export type ResponseChallengeConflict = components['responses']['ChallengeConfli
 export type ResponseSignupConflict = components['responses']['SignupConflict'];
 export type ResponseGenerateIdeasConflict = components['responses']['GenerateIdeasConflict'];
 export type ResponseApproveConflict = components['responses']['ApproveConflict'];
+export type ResponsePolicyInvalid = components['responses']['PolicyInvalid'];
 export type ResponseOrderTransitionConflict = components['responses']['OrderTransitionConflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
@@ -3373,7 +3446,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Maximum number of items on the page.
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -3483,6 +3557,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["PolicyInvalid"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3494,7 +3569,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The policy version number (1, 2, ...).
+                 * @description The policy version number (1, 2, ...), at most 2147483647 (the largest 32-bit integer, what the version is
+                 *     stored as); plain decimal digits only.
                  * @example 2
                  */
                 version: components["parameters"]["PolicyVersion"];
@@ -3519,6 +3595,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["PolicyInvalid"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3564,7 +3641,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Maximum number of items on the page.
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -3614,7 +3692,8 @@ export interface operations {
                  */
                 market?: components["parameters"]["MarketFilter"];
                 /**
-                 * @description Maximum number of items on the page.
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -3754,7 +3833,8 @@ export interface operations {
                  */
                 idea_id?: components["parameters"]["IdeaIdQuery"];
                 /**
-                 * @description Maximum number of items on the page.
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -4099,7 +4179,8 @@ export interface operations {
                  */
                 to?: components["parameters"]["ToDate"];
                 /**
-                 * @description Maximum number of items on the page.
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];

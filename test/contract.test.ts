@@ -5,6 +5,7 @@ import { handlers } from '../handlers/index.js';
 import { problemTypes } from '../generated/problem-types.js';
 import { loadDocument } from '../src/document.js';
 import { MARKETS, supportedMarkets } from '../src/services/markets.js';
+import { LIMIT_BOUNDS } from '../src/services/policy-limits.js';
 
 const document = loadDocument() as any;
 const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
@@ -37,6 +38,15 @@ describe('the contract and the code agree', () => {
       expect(currency, code).to.equal(market.currency);
       expect(mu, code).to.equal(market.assumptions ? String(market.assumptions.expected_return) : '—');
       expect(sigma, code).to.equal(market.assumptions ? String(market.assumptions.volatility) : '—');
+    }
+  });
+
+  it('stored policies are held to the bounds PolicyLimits declares for each of its numbers', () => {
+    const properties = document.components.schemas.PolicyLimits.properties as Record<string, { type: string; minimum?: number; maximum?: number }>;
+    const numbers = Object.keys(properties).filter((name) => properties[name]!.type === 'number');
+    expect(numbers.sort()).to.deep.equal(Object.keys(LIMIT_BOUNDS).sort());
+    for (const [name, bounds] of Object.entries(LIMIT_BOUNDS)) {
+      expect({ minimum: properties[name]!.minimum, maximum: properties[name]!.maximum }, name).to.deep.equal(bounds);
     }
   });
 

@@ -1,7 +1,8 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type Ajv2020 from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Document } from 'openapi-backend';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
+import { createContractAjv, schemaErrorDetail } from './ajv.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -58,12 +59,7 @@ function fieldOf(error: ErrorObject, prefix: string): FieldProblem {
   if (error.keyword === 'required' && typeof params.missingProperty === 'string') pointer += `/${params.missingProperty}`;
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') pointer += `/${params.additionalProperty}`;
   const field = [prefix, pointer.replace(/^\//, '')].filter(Boolean).join('/');
-  const detail =
-    error.keyword === 'required' ? 'is required'
-    : error.keyword === 'additionalProperties' ? 'is not a known field'
-    : error.keyword === 'enum' ? `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
-    : (error.message ?? 'is invalid');
-  return { field, detail };
+  return { field, detail: schemaErrorDetail(error) };
 }
 
 /**
@@ -78,8 +74,7 @@ export class Contract {
 
   constructor(readonly document: Document) {
     const doc = document as unknown as Json;
-    this.ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: true });
-    addFormats.default(this.ajv);
+    this.ajv = createContractAjv();
     this.ajv.addSchema(doc, DOCUMENT_ID);
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {

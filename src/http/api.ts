@@ -1,6 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
@@ -9,6 +8,7 @@ import { OAuthError, ProblemError } from '../problems.js';
 import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
+import { createContractAjv } from '../contract/ajv.js';
 import { bodyReadProblem, mediaTypeOf, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
@@ -29,10 +29,9 @@ class OpenAPI31Backend extends OpenAPIBackend {
   }
 }
 
+/** openapi-backend's validators, on the contract's own Ajv (2020-12, finite numbers only: src/contract/ajv.ts). */
 function ajvFor2020(_ajv: unknown, options: object) {
-  const ajv = new Ajv2020.default({ ...options, strict: false, allErrors: true, validateFormats: true });
-  addFormats.default(ajv);
-  return ajv as never;
+  return createContractAjv(options) as never;
 }
 
 export interface ApiRequestState {

@@ -1,5 +1,6 @@
-import { invalidInputDetail } from '../services/errors.js';
 import type { ErrorObject } from 'ajv';
+import { schemaErrorDetail } from '../contract/ajv.js';
+import { invalidInputDetail } from '../services/errors.js';
 
 export interface FieldError {
   pointer: string;
@@ -27,18 +28,8 @@ function pointerOf(error: ErrorObject): string {
 
 function detailOf(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return error.instancePath === '' && params.missingProperty === 'requestBody' ? BODY_MISSING : 'is required';
-    case 'additionalProperties':
-      return 'is not a known field';
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'const':
-      return `must be ${JSON.stringify(params.allowedValue)}`;
-    default:
-      return error.message ?? 'is invalid';
-  }
+  if (error.keyword === 'required' && error.instancePath === '' && params.missingProperty === 'requestBody') return BODY_MISSING;
+  return schemaErrorDetail(error);
 }
 
 const BODY_MISSING = 'a request body is required';

@@ -5,7 +5,7 @@ import type { AccountState } from './checks.js';
 import { PAPER_CURRENCY, value, type Position } from './ledger.js';
 import type { PriceSource } from './market-data.js';
 import { dec, type Dec } from './money.js';
-import { policyView, type Policy } from './policies.js';
+import { validPolicy, type Policy } from './policies.js';
 import type { Queryable } from './store.js';
 
 /** An account as one statement reads it: paper account (virtual until its first fill), positions, policy, today's notional. */
@@ -18,7 +18,11 @@ export interface AccountSnapshot {
   tradedToday: Dec;
 }
 
-/** Reads the account's paper account, positions, policy in force and notional filled since `dayStart`, in one statement. */
+/**
+ * Reads the account's paper account, positions, policy in force and notional filled since `dayStart`, in one
+ * statement. A policy in force that is invalid (stored before limits were bounded) is 409 `policy-invalid`: every
+ * reader of a snapshot uses the policy.
+ */
 export async function readSnapshot(db: Queryable, accountId: string, startingCash: string, dayStart: Date): Promise<AccountSnapshot> {
   const row = await db
     .selectFrom('accounts as a')
@@ -47,7 +51,7 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
     currency: row.currency ?? PAPER_CURRENCY,
     updated_at: new Date(row.updated_at ?? row.created_at),
     positions: row.positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
-    policy: row.policy ? policyView(row.policy as unknown as PolicyRow) : null,
+    policy: row.policy ? validPolicy(row.policy as unknown as PolicyRow) : null,
     tradedToday: dec(row.traded_today ?? '0'),
   };
 }

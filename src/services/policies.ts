@@ -9,6 +9,7 @@ import type { PriceSource } from './market-data.js';
 import { dec } from './money.js';
 import { PAPER_MARKETS } from './brokers.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { hasValidLimits, invalidLimits, PolicyInvalidError } from './policy-limits.js';
 import type { Queryable } from './store.js';
 
 export type Policy = components['schemas']['Policy'];
@@ -84,7 +85,20 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   }
 }
 
-export function policyView(row: PolicyRow): Policy {
+/** A stored version as the contract shows it, or, for one whose limits are outside their bounds, its problem. */
+export function storedPolicy(row: PolicyRow): Policy | PolicyInvalidError {
+  const invalid = invalidLimits(row.limits);
+  return invalid.length > 0 ? new PolicyInvalidError(row.version, invalid) : policyView(row);
+}
+
+/** The stored version as the contract shows it; one whose limits are invalid is refused (409 `policy-invalid`). */
+export function validPolicy(row: PolicyRow): Policy {
+  const policy = storedPolicy(row);
+  if (policy instanceof PolicyInvalidError) throw policy;
+  return policy;
+}
+
+function policyView(row: PolicyRow): Policy {
   const limits = row.limits as PolicyLimits;
   const consent = row.consent as ConsentRecord;
   return {
@@ -107,10 +121,10 @@ export function policyView(row: PolicyRow): Policy {
   };
 }
 
-/** The policy in force (the newest version), or null while the account has none. */
+/** The policy in force (the newest version), or null while the account has none; 409 when that version is invalid. */
 export async function currentPolicyOf(db: Queryable, accountId: string): Promise<Policy | null> {
   const row = await db.selectFrom('policies').selectAll().where('account_id', '=', accountId).orderBy('version', 'desc').limit(1).executeTakeFirst();
-  return row ? policyView(row) : null;
+  return row ? validPolicy(row) : null;
 }
 
 /** Versioned investment policies with e-consent, and the disclosure consent is given to. */
@@ -166,11 +180,15 @@ export class PolicyService {
     });
   }
 
-  /** The account's policy versions, newest first. */
+  /** The account's policy versions, newest first; invalid ones (stored before limits were bounded) are left out, as documented. */
   async list(actor: Actor<'listPolicies'>, page: PageRequest): Promise<Page<Policy>> {
-    const query = this.ctx.store.db.selectFrom('policies').selectAll().where('account_id', '=', actor.accountId);
+    const query = this.ctx.store.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('account_id', '=', actor.accountId)
+      .where((eb) => hasValidLimits(eb.ref('limits')));
     const rows = await keysetPage<PolicyRow, number>(query, 'version', 'number', page);
-    return { data: rows.data.map(policyView), next_cursor: rows.next_cursor };
+    return { data: rows.data.map(validPolicy), next_cursor: rows.next_cursor };
   }
 
   async current(actor: Actor<'getCurrentPolicy'>): Promise<Policy> {
@@ -188,6 +206,6 @@ export class PolicyService {
       .where('version', '=', version)
       .executeTakeFirst();
     if (!row) throw new NotFoundError(`Policy version ${version} does not exist.`);
-    return policyView(row);
+    return validPolicy(row);
   }
 }

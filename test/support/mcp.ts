@@ -22,7 +22,12 @@ export async function callTool(client: Client, name: string, args: Record<string
 }
 
 /** One JSON-RPC request POSTed to `/mcp` as a Streamable HTTP client sends it, without the SDK: status, headers and body. */
-export async function rpc(server: TestServer, token: string | undefined, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+export function rpc(server: TestServer, token: string | undefined, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  return rpcText(server, token, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), headers);
+}
+
+/** Like `rpc`, with the JSON-RPC message as written (for what JSON.stringify cannot write: 1e400). */
+export async function rpcText(server: TestServer, token: string | undefined, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${server.url}/mcp`, {
     method: 'POST',
     headers: {
@@ -31,7 +36,7 @@ export async function rpc(server: TestServer, token: string | undefined, method:
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body,
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };

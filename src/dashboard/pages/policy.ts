@@ -6,6 +6,7 @@ import { formError, seeOther, sendPage } from '../respond.js';
 import { actorFor, visitorOf } from '../visitor.js';
 import type { Policy } from '../../services/policies.js';
 import { NotFoundError } from '../../services/errors.js';
+import { PolicyInvalidError } from '../../services/policy-limits.js';
 import { requireSession } from './auth.js';
 import { formValues, policyForm, policyRequest } from './policy-form.js';
 
@@ -25,12 +26,15 @@ export function policyRoutes({ services, contract }: DashboardContext): Router {
   async function policyPage(res: Response, status: number, options: Pick<PageOptions, 'error' | 'notice'>, submitted: Record<string, string | string[]> | null) {
     const visitor = visitorOf(res);
     const disclosure = services.policies.currentDisclosure(actorFor(visitor, 'getCurrentDisclosure'));
-    const current = await services.policies.current(actorFor(visitor, 'getCurrentPolicy')).catch((error: unknown) => {
+    const found = await services.policies.current(actorFor(visitor, 'getCurrentPolicy')).catch((error: unknown) => {
       if (error instanceof NotFoundError) return null;
+      // A version stored before limits were bounded: its problem says so, and the form below signs a valid one.
+      if (error instanceof PolicyInvalidError) return error;
       throw error;
     });
+    const current = found instanceof PolicyInvalidError ? null : found;
     const history = await services.policies.list(actorFor(visitor, 'listPolicies'), { limit: HISTORY });
-    const body = html`<section aria-labelledby="current-heading"><h2 id="current-heading">Current policy</h2>${current ? summary(current) : html`<p>No policy yet: assistants cannot generate ideas until you sign one.</p>`}</section>
+    const body = html`<section aria-labelledby="current-heading"><h2 id="current-heading">Current policy</h2>${current ? summary(current) : found instanceof PolicyInvalidError ? html`<p>${found.detail}</p>` : html`<p>No policy yet: assistants cannot generate ideas until you sign one.</p>`}</section>
 ${history.data.length > 1 ? html`<section aria-labelledby="history-heading"><h2 id="history-heading">History</h2><table><caption>Policy versions (newest first)</caption><thead><tr><th scope="col">Version</th><th scope="col">Created</th><th scope="col">Signed by</th><th scope="col">Through</th></tr></thead>
 <tbody>${history.data.map((p) => html`<tr><td>${p.version}</td><td><time datetime="${p.created_at}">${p.created_at.slice(0, 16).replace('T', ' ')} UTC</time></td><td>${p.consent.signer_name}</td><td>${p.created_by_client_id}</td></tr>`)}</tbody></table></section>` : ''}
 <section aria-labelledby="new-heading"><h2 id="new-heading">Sign a new version</h2>${policyForm(visitor, formValues(submitted, current), disclosure)}</section>`;

@@ -5,6 +5,7 @@ import { ProblemError } from '../../problems.js';
 import { policyCheck, riskGate, type AccountState, type FailedCheck } from '../checks.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
+import { PolicyInvalidError } from '../policy-limits.js';
 import { engage } from '../kill-switch.js';
 import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueBefore } from '../ledger.js';
 import { D, dec, roundMoney } from '../money.js';
@@ -70,6 +71,8 @@ export class OrderService {
       if (expired) return expired;
       const { row, policy, positions } = state;
       if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
+      // Nothing is decided on a policy whose limits are not numbers: the order stays proposed for the next version.
+      if (policy instanceof PolicyInvalidError) return { problem: policy };
 
       const valuation = value(prices, account.cash, positions, now);
       const accountState: AccountState = {

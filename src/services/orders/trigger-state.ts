@@ -6,7 +6,8 @@ import { RISK_LIMITS } from '../checks.js';
 import { GLOBAL_SCOPE, killSwitchView } from '../kill-switch.js';
 import type { FillRecord, Position } from '../ledger.js';
 import { dec } from '../money.js';
-import { policyView, type Policy } from '../policies.js';
+import { storedPolicy, type Policy } from '../policies.js';
+import type { PolicyInvalidError } from '../policy-limits.js';
 import { eventView, type EventRow } from './views.js';
 
 type KillSwitch = components['schemas']['KillSwitch'];
@@ -16,7 +17,8 @@ type OrderEvent = components['schemas']['OrderEvent'];
 export interface TriggerState {
   row: OrderRow;
   events: OrderEvent[];
-  policy: Policy | null;
+  /** The policy in force; its problem when it is invalid (stored before limits were bounded), which only approval needs. */
+  policy: Policy | PolicyInvalidError | null;
   positions: Position[];
   /** Today's fills (UTC), for the notional traded today and the start-of-day value. */
   fillsToday: FillRecord[];
@@ -104,7 +106,7 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
   return {
     row: row as OrderRow,
     events: (events as EventRow[]).map(eventView),
-    policy: policy ? policyView(policy as unknown as PolicyRow) : null,
+    policy: policy ? storedPolicy(policy as unknown as PolicyRow) : null,
     positions: positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
     fillsToday: fills_today as FillRecord[],
     killSwitch: killSwitchView(kill_switch as never),
