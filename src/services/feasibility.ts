@@ -131,8 +131,8 @@ function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
 
 /** The backward grid for a level and horizon (grid-reach.ts): P from every start ratio C/c at once. */
 const reachLaws = new Memo<GridReach>(16, 32 * 1024 * 1024, (law) => law.bytes);
-function reachLaw(months: number, fraction: number, model: LogModel, level: number): GridReach {
-  return reachLaws.get(`${months}|${fraction}|${level}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction));
+function reachLaw(months: number, fraction: number, model: LogModel, level: number, maxRatio: number): GridReach {
+  return reachLaws.get(`${months}|${fraction}|${level}|${maxRatio}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction, maxRatio));
 }
 
 /**
@@ -213,11 +213,7 @@ function reaches(s: Scenario, q: number): boolean {
   return probability(s) >= q;
 }
 
-/** The most log-grid convolutions one search may run (each a new start ratio C/c): its cost is bounded by it. */
-const GRID_EVALUATIONS = 12;
-class SearchBudgetSpent extends Error {}
-
-/** Up to this difference the backward grid's P was measured from the forward grid's (0.0013 at most, wealth-grid.ts). */
+/** Up to this difference the backward grid's P was measured from the forward grid's (0.0013 at most, grid-reach.ts). */
 const REACH_MARGIN = 0.01;
 
 /** Whether the exact P reaches q, read from a stand-in within `margin` of it where that clears q either way. */
@@ -228,19 +224,24 @@ function atLeast(exact: () => number, proxy: () => number, q: number, margin: nu
   return exact() >= q;
 }
 
+/** The most log-grid convolutions one search may run (each a new start ratio C/c): its cost is bounded by it. */
+const GRID_EVALUATIONS = 12;
+class SearchBudgetSpent extends Error {}
+
 /**
  * The smallest amount to `decimals` whose accurate (log-grid) probability reaches q, with that probability, starting
- * from `estimate`. A cheap stand-in for P near an amount already computed, `fastAround(amount)`, differs from it by
- * an offset that varies slowly, so the stand-in solves fast(x) = q − offset, with the offset read exactly at the last
- * rounded amount tried: usually one or two accurate evaluations (each a new convolution, the amount changing the
- * start ratio C/c). The amount one unit below is then known not to reach q from the same offset, or — when that
- * prediction falls within a margin of q — computed. When the iteration does not settle, an exact bracket decides;
- * after GRID_EVALUATIONS convolutions the smallest amount computed to reach q is the answer (within the searches'
- * resolution of the boundary but for the rarest laws; never one that does not reach q).
+ * from `estimate`; the callers know that P(0) < q ≤ P(max). A cheap stand-in for P near an amount already computed,
+ * `fastAround(amount)`, differs from it by an offset that varies slowly, so the stand-in solves fast(x) = q − offset,
+ * with the offset read exactly at the last rounded amount tried: usually two or three accurate evaluations (each a
+ * new convolution, the amount changing the start ratio C/c). The amount one unit below is then known not to reach q
+ * from the same offset, or — when that prediction falls within a margin of q — computed. Every amount computed
+ * narrows an exact bracket, and a step the stand-in proposes outside it is replaced by the bracket's middle, so the
+ * search always closes in; after GRID_EVALUATIONS convolutions the smallest amount computed to reach q is the
+ * answer (within the searches' resolution of the boundary but for the rarest laws; never one that does not reach q).
  */
 function solveOnGrid(
   prob: (x: number) => number, fastAround: (x: number) => (y: number) => number, q: number, estimate: number, max: number,
-  decimals: number,
+  decimals: number, reach = Infinity,
 ): { value: number; probability: number } {
   const unit = 10 ** -decimals;
   const resolution = 0.01 * unit;
@@ -254,40 +255,38 @@ function solveOnGrid(
     }
     return p;
   };
+  // P(bad) < q ≤ P(good), both on the unit grid.
+  let bad = 0;
+  let good = max;
+  const inside = () => up(bad > 0 ? Math.sqrt(bad * good) : good / 2);
   try {
-    let value = up(estimate);
-    for (let i = 0; i < 6; i++) {
+    let value = Math.min(good, Math.max(up(estimate), up(unit)));
+    for (;;) {
       const p = exact(value);
+      if (p >= q) good = Math.min(good, value);
+      else bad = Math.max(bad, value);
+      if (up(bad + unit) >= good) return { value: good, probability: exact(good) };
       const fast = fastAround(value);
       const offset = p - fast(value);
-      const next = up(solveNear(fast, q - offset, value, max, resolution));
-      if (next !== value && !(p >= q && next > value)) {
-        value = next;
-        continue;
+      // A stand-in good only near its amount (`reach`: the factor it may be trusted over) steps at most that far.
+      let next = up(Math.min(value * reach, Math.max(value / reach, solveNear(fast, q - offset, value, max, resolution))));
+      if (next === value && p >= q) {
+        // The stand-in puts the boundary within this unit: the unit below decides. Over one unit the offset moves by
+        // a small part of P's own change (the two methods' slopes differ by a few percent near the boundary): a
+        // prediction within a fifth of that change of q is computed instead.
+        const back = up(value - unit);
+        const predicted = fast(back) + offset;
+        const margin = 0.2 * Math.abs(p - predicted) + 1e-9;
+        if (back <= bad || predicted < q - margin) return { value, probability: p };
+        next = back;
+      } else if (next === value) {
+        next = up(value + unit);
       }
-      if (p < q) {
-        // Within the cheap solve's tolerance of the boundary: one unit up.
-        if (value >= max) return { value, probability: p };
-        value = up(value + unit);
-        continue;
-      }
-      const back = roundTo(value - unit, decimals, 'up');
-      if (back < 0 || back === value) return { value, probability: p };
-      // Over one unit the offset moves by a small part of P's own change (the two methods' slopes differ by a few
-      // percent near the boundary): a prediction within a fifth of that change of q is computed instead.
-      const predicted = fast(back) + offset;
-      const margin = 0.2 * Math.abs(p - predicted) + 1e-9;
-      if (!known.has(back) && predicted < q - margin) return { value, probability: p };
-      if (exact(back) < q) return { value, probability: p };
-      value = back;
+      value = next > bad && next < good ? next : inside();
     }
-    return roundedWithProbability(refineIncreasing(exact, q, value, max, resolution), decimals, 'up', q, exact, max);
   } catch (error) {
     if (!(error instanceof SearchBudgetSpent)) throw error;
-    // P rises with the amount, so the unit above the smallest amount known to reach q reaches it too.
-    const reaching = [...known].filter(([, p]) => p >= q).sort(([a], [b]) => a - b)[0]?.[0] ?? max;
-    const value = up(reaching);
-    return { value, probability: known.get(value) ?? prob(value) };
+    return { value: good, probability: known.get(good) ?? prob(good) };
   }
 }
 
@@ -312,32 +311,6 @@ function solveNear(f: (x: number) => number, level: number, near: number, max: n
     if (good === max) return max;
     bad = good;
     factor *= factor;
-  }
-}
-
-/**
- * The boundary of an increasing `prob` at q near `estimate`: bracketed by steps from the estimate growing fourfold,
- * then `boundary`.
- */
-function refineIncreasing(prob: (x: number) => number, q: number, estimate: number, max: number, resolution: number): number {
-  let step = Math.max(estimate * 1e-6, resolution);
-  if (prob(estimate) >= q) {
-    let good = estimate;
-    for (;;) {
-      const bad = Math.max(0, good - step);
-      if (prob(bad) < q) return probabilityBoundary(prob, q, bad, good, resolution);
-      if (bad === 0) return 0;
-      good = bad;
-      step *= 4;
-    }
-  }
-  let bad = estimate;
-  for (;;) {
-    const good = Math.min(max, bad + step);
-    if (prob(good) >= q) return probabilityBoundary(prob, q, bad, good, resolution);
-    if (good === max) return max;
-    bad = good;
-    step *= 4;
   }
 }
 
@@ -442,11 +415,14 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   const grid = s.monthly > 0 && onGrid(s);
   // On the log grid every capital is a new convolution (the start ratio C/c): the backward grid gives P for all of
   // them from one, within REACH_MARGIN, and the forward grid computes only the amounts the search settles on.
-  const fast = memo(grid ? capitalProxy(s) : (capital: number) => probability({ ...s, capital }, true));
+  let proxy: ((capital: number) => number) | undefined;
+  const fast = memo(grid ? (capital: number) => (proxy ??= capitalProxy(s, decimals))(capital) : (capital: number) => probability({ ...s, capital }, true));
   if (s.monthly > 0) {
-    const enough = (capital: number) => grid ? atLeast(() => prob(capital), () => fast(capital), q, REACH_MARGIN) : prob(capital) >= q;
-    if (enough(0)) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
-    if (grid ? !enough(MAX_CAPITAL) : !reaches({ ...s, capital: MAX_CAPITAL }, q)) return beyond();
+    // Without capital, P is computed exactly (its law serves the contribution search too); the largest capital is
+    // decided by the backward grid where it is clear.
+    if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
+    const enough = grid ? atLeast(() => prob(MAX_CAPITAL), () => fast(MAX_CAPITAL), q, REACH_MARGIN) : reaches({ ...s, capital: MAX_CAPITAL }, q);
+    if (!enough) return beyond();
     // From the lump-sum estimate, bracketed by factors of 2 (bisecting from the bound would take ~25 more steps),
     // with the cheap method; on the log grid that answer is then refined.
     estimate = Number.isNaN(estimate) ? MAX_CAPITAL : Math.min(MAX_CAPITAL, Math.max(estimate, 10 ** -decimals));
@@ -461,37 +437,58 @@ function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): Cap
   return { kind: 'capital_needed', capital: value, probability: p, ...REACHED };
 }
 
+/** The factor by which the contribution search's stand-in, a local one, may move the amount in one step. */
+const CONTRIBUTION_STEP = 256;
+
+/** The largest start ratio C/c a search may ask about: the largest capital over the smallest contribution. */
+function largestRatio(decimals: number): number {
+  return MAX_CAPITAL * 10 ** decimals;
+}
+
 /** P as a function of the capital on the log grid, from the backward grid at the request's level and horizon. */
-function capitalProxy(s: Scenario): (capital: number) => number {
+function capitalProxy(s: Scenario, decimals: number): (capital: number) => number {
   const months = wholeMonths(s.years);
-  const law = reachLaw(months, Math.max(0, s.years - months / 12), s.model, s.target / s.monthly);
+  const law = reachLaw(months, Math.max(0, s.years - months / 12), s.model, s.target / s.monthly, largestRatio(decimals));
   return (capital) => law.reach(capital / s.monthly);
 }
 
 /**
  * P as a function of the contribution near `anchor` on the log grid: a contribution c moves both the start ratio
  * C/c and the level K/c. The forward grid at the anchor's ratio gives P for every level exactly; the backward grid
- * at a nearby level adds the change with the ratio (P's two partial changes, summed: exact along each, off by their
- * interaction only, which the searches' offset absorbs).
+ * at the anchor's level gives it for every ratio (grid-reach.ts). Along c the two partial changes nearly cancel (more
+ * contribution, less capital relative to it), so their sum misses P's change by their interaction, Δln ρ·Δln ℓ times
+ * a mixed derivative that each new anchor measures from what the last stand-in predicted there: with it, a step lands
+ * within a small fraction of the remaining distance.
  */
 function contributionProxy(s: Scenario, unit: number): (anchor: number) => (monthly: number) => number {
   const months = wholeMonths(s.years);
   const fraction = Math.max(0, s.years - months / 12);
+  const none = probability({ ...s, monthly: 0 });
   let back: GridReach | undefined;
   let level = 0;
+  let mixed = 0;
+  let last: { anchor: number; predict: (monthly: number) => number } | undefined;
   return (amount) => {
     // Around no contribution at all (P there is the closed form's), the grids of the smallest one.
     const anchor = Math.max(amount, unit);
-    // The backward grid is made again where the level has moved on by more than 2 %: the sum of the two partial
-    // changes is then a Newton step, which settles in two or three amounts.
-    if (!back || Math.abs(Math.log((s.target / anchor) / level)) > 0.02) {
+    // The backward grid is made again where the level has moved on by more than 2 %.
+    if (!back || Math.abs(Math.log(s.target / anchor / level)) > 0.02) {
       level = s.target / anchor;
-      back = reachLaw(months, fraction, s.model, level);
+      back = reachLaw(months, fraction, s.model, level, largestRatio(-Math.log10(unit)));
     }
     const forward = gridLaw(months, s.model, s.capital / anchor);
-    const base = back.reach(s.capital / anchor);
+    const here = forward.exceeds(s.target / anchor, fraction);
+    const moved = last ? Math.log(anchor / last.anchor) : 0;
+    if (last && Math.abs(moved) > 1e-9) mixed += (here - last.predict(anchor)) / (moved * moved);
     const sensitivity = back;
-    return (monthly) => forward.exceeds(s.target / monthly, fraction) + sensitivity.reach(s.capital / monthly) - base;
+    const base = sensitivity.reach(s.capital / anchor);
+    const predict = (monthly: number) => {
+      if (monthly < unit) return none;
+      const step = Math.log(monthly / anchor);
+      return forward.exceeds(s.target / monthly, fraction) + sensitivity.reach(s.capital / monthly) - base + mixed * step * step;
+    };
+    last = { anchor, predict };
+    return predict;
   };
 }
 
@@ -687,8 +684,16 @@ function contributionNeeded(s: Scenario, decimals: number, q: number): MonthlyCo
       // forward and backward grids around each amount it computes, from the request's own (whose grids the other
       // suggestions computed). Without capital the ratio stays 0 and one grid serves every contribution.
       const proxy = contributionProxy(s, 10 ** -decimals);
-      const start = solveNear(proxy(s.monthly), q, s.monthly, MAX_MONTHLY_CONTRIBUTION, resolution);
-      return solveOnGrid(prob, proxy, q, start, MAX_MONTHLY_CONTRIBUTION, decimals);
+      // Without a contribution of its own, the request's law has no grid to step from: the conditional lognormal's
+      // answer is the first amount.
+      const fast = memo((monthly: number) => probability({ ...s, monthly }, true));
+      const guess = () => {
+        const [short, enough] = bracket(fast, q, contributionGuess(s) ?? 1, MAX_MONTHLY_CONTRIBUTION);
+        return probabilityBoundary(fast, q, short, enough, resolution);
+      };
+      const own = s.monthly > 0 ? solveNear(proxy(s.monthly), q, s.monthly, MAX_MONTHLY_CONTRIBUTION, resolution) : NaN;
+      const start = own >= s.monthly / CONTRIBUTION_STEP && own <= s.monthly * CONTRIBUTION_STEP ? own : guess();
+      return solveOnGrid(prob, proxy, q, start, MAX_MONTHLY_CONTRIBUTION, decimals, CONTRIBUTION_STEP);
     }
     const [short, enough] = bracket(prob, q, contributionGuess(s) ?? s.monthly, MAX_MONTHLY_CONTRIBUTION);
     return answer(probabilityBoundary(prob, q, short, enough, resolution));

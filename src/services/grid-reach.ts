@@ -12,7 +12,7 @@
 import { gridReachWasm } from '../../generated/grid-reach-wasm.js';
 import { normalCdf } from './normal.js';
 import type { LogModel } from './wealth.js';
-import { EPSILON, gridGeometry, lagrange, normalExpectation, normalKernel } from './wealth-grid.js';
+import { gridGeometry, lagrange, normalExpectation, normalKernel } from './wealth-grid.js';
 import { WasmModule, type ModuleExports } from './wasm.js';
 
 const wasm = new WasmModule<ModuleExports & {
@@ -23,6 +23,11 @@ const wasm = new WasmModule<ModuleExports & {
 }>(gridReachWasm);
 
 const POINTS = 6;
+/**
+ * V is taken as 1, or as its constant low end, within this: coarser than the forward grid's 1e-10 (fewer nodes to
+ * step), as the backward grid only proposes amounts whose probability the forward grid computes.
+ */
+const EPSILON = 1e-7;
 
 function softplus(u: number): number {
   return u > 30 ? u + Math.log1p(Math.exp(-u)) : Math.log1p(Math.exp(u));
@@ -39,14 +44,20 @@ export class GridReach {
   private readonly hi: number;
   private readonly weights = new Float64Array(POINTS);
 
-  /** P(W_n·e^Y ≥ level·c) after `months` whole months and a leftover `fraction` of a year, as a function of ρ. */
-  constructor(private readonly model: LogModel, readonly months: number, level: number, fraction: number) {
+  /**
+   * P(W_n·e^Y ≥ level·c) after `months` whole months and a leftover `fraction` of a year, as a function of ρ up to
+   * `maxRatio`.
+   */
+  constructor(private readonly model: LogModel, readonly months: number, level: number, fraction: number, maxRatio: number) {
     const { m, s2 } = model;
     const a = m / 12;
     const b = Math.sqrt(s2 / 12);
     const x = Math.log(level);
+    // L after k months from any ρ ≤ maxRatio stays below this but with probability 1e-12 (7 sd of its log-return):
+    // V above it is never read, and is taken as 1 there. (With a falling drift the level may be far above it.)
+    const reachable = (k: number) => Math.log(maxRatio + k + 1) + Math.max(0, a) * (k + 1) + 7 * b * Math.sqrt(k + 1) + 12 * b;
     // Above the level by the horizon's largest plausible fall, V is 1.
-    const top = Math.max(x, 0) + Math.max(0, -a) * (months + 12) + 10 * Math.sqrt((s2 * (months + 12)) / 12) + 12 * b;
+    const top = Math.min(reachable(months), Math.max(x, 0) + Math.max(0, -a) * (months + 12) + 10 * Math.sqrt((s2 * (months + 12)) / 12) + 12 * b);
     const { bottom, step: h, size } = gridGeometry(b, top);
     this.origin = bottom;
     this.step = h;
@@ -66,8 +77,8 @@ export class GridReach {
       lagrange(p - c, scratch, 0);
       heap.set(scratch, weightsOfU! / 8 + POINTS * i);
     }
-    // The last month's readout: with a fraction, P(l + Y ≥ x); without, the forward grid's own reading at x (its
-    // interpolation weights summed up to each node), so the two read the same level the same way.
+    // The last month's readout: with a fraction, P(l + Y ≥ x); without, the step at x spread linearly over one cell
+    // (the forward grid reads its distribution function between nodes; this is within 0.0013 of it).
     const start = V! / 8 + 2;
     let hi = size - 1;
     if (fraction > 0) {
@@ -80,8 +91,11 @@ export class GridReach {
     const low = heap[start]!;
     let lo = 0;
     while (lo < hi && heap[start + lo + 1]! - low < EPSILON) lo++;
-    if (months > 1) {
-      wasm.exports.reach(V!, W!, weights!, taps, cell!, weightsOfU!, uCount, size, EPSILON, low, lo, hi, months - 1);
+    // A month at a time back from V_n to V_1, V_k cut at what month k can reach.
+    for (let k = months; k > 1; k--) {
+      hi = Math.max(0, Math.min(hi, Math.ceil((reachable(k) - bottom) / h)));
+      lo = Math.min(lo, hi);
+      wasm.exports.reach(V!, W!, weights!, taps, cell!, weightsOfU!, uCount, size, EPSILON, low, lo, hi, 1);
       lo = wasm.exports.reachLo();
       hi = wasm.exports.reachHi();
     }

@@ -323,7 +323,7 @@ describe('goal feasibility', () => {
         const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
         const model = { m: Math.log1p(expected_return) - s2 / 2, s2 };
         for (const fraction of [0, 0.04]) {
-          const back = new GridReach(model, 12 * years, level, fraction);
+          const back = new GridReach(model, 12 * years, level, fraction, 1e6);
           for (const ratio of [0, 0.1, 3, 100, 1e4, 1e6]) {
             const error = Math.abs(back.reach(ratio) - GridWealth.after(12 * years, model, ratio).exceeds(level, fraction));
             if (fraction > 0) worst.fraction = Math.max(worst.fraction, error);
