@@ -4,7 +4,7 @@
 // Model (the service's convention, as in wealth.ts): W_0 = C; each whole month W ← W·e^X + c, X ~ N(m/12, s²/12);
 // the leftover fraction f of a year grows by e^Y, Y ~ N(m·f, s²·f). With Y_k = W_k / c (c > 0):
 //   Y_k = e^{X_k}·Y_{k−1} + 1 ≥ 1,   so  L_k = ln Y_k = softplus(L_{k−1} + X_k) ≥ 0,  softplus(u) = ln(1 + e^u).
-// The distribution function F of L is carried on a uniform grid of step h = min(s/√12, 0.12). A month is
+// The distribution function F of L is carried on a uniform grid of step h = min(s/√12, 0.24). A month is
 // two operations on it:
 //   1. U = L + X: F_U(u_i) = Σ_d w_d·F_L(u_{i−d}), w the normal density of X sampled at the nodes (the trapezoid
 //      rule on the whole line, exact to ~1e-9 for a standard deviation of at least 0.9 steps; a narrower one — only
@@ -16,9 +16,11 @@
 // (Gauss–Legendre). Only the window where 1e-10 < F < 1 − 1e-10 is computed.
 //
 // Accuracy (test/unit/feasibility.test.ts): probabilities within 0.00005 of a grid with 4 points per monthly sd
-// (measured 0.000003 over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15 where s²T > 1; 0.000012 at σ 0.6–2), and within
-// the sampling error of the 1,000,000-path references and of a 3,000,000-path check of the two cases furthest from
-// their 400,000-path references.
+// (measured 0.000003 over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15 where s²T > 1); at σ 0.6–2, where the step is
+// capped, within 0.0002 of one with 4 points per sd and steps of 0.03 (measured 0.00015: steps of 0.12 erred 0.00008
+// and cost about four times as much); within the sampling error of the 1,000,000-path references (24 of them at
+// σ 0.45–2 and horizons to 100 years) and of a 3,000,000-path check of the two cases furthest from their 400,000-path
+// references.
 import { normalCdf } from './normal.js';
 import { gaussLegendre, type LogModel } from './wealth.js';
 import { stepGrid } from './grid-step.js';
@@ -27,8 +29,11 @@ const GL5 = gaussLegendre(5);
 
 /** Grid points per standard deviation of a month's log-return. */
 export const GRID_RESOLUTION = 1;
-/** The largest grid step in ln(W/c), whatever the volatility: the softplus bends on a scale of 1. */
-export const MAX_STEP = 0.12;
+/**
+ * The largest grid step in ln(W/c), whatever the volatility: the softplus bends on a scale of 1 (see the accuracy
+ * above; at σ 2 a step of 0.24 holds 2 points per monthly sd).
+ */
+export const MAX_STEP = 0.24;
 /**
  * The most nodes a grid may have, whatever the request: its memory (about 60 bytes a node here and as much in the
  * WebAssembly module) is bounded by construction. The service builds grids only where s² > 0.0001 (feasibility.ts:

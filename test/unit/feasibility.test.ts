@@ -229,6 +229,16 @@ describe('goal feasibility', () => {
       holdsTo(grid.cases, 1.5); // 100 squared normals: mean below 1.5 but for about 1 sample in 1,000
     });
 
+    // test/fixtures/feasibility-high-volatility.json (scripts/reference/feasibility-fixtures.sh): 24 cases at σ 0.45–2,
+    // μ −0.5–1 and horizons to 100 years, where the grid's steps are capped (a monthly sd above 0.24), at 1,000,000
+    // seeded paths each.
+    const wide = JSON.parse(readFileSync(new URL('../fixtures/feasibility-high-volatility.json', import.meta.url), 'utf8')) as Reference[];
+    it(`agrees with the ${wide.length} seeded 1,000,000-path simulations at volatilities 0.45–2 and horizons to 100 years`, () => {
+      expect(wide.length).to.equal(24);
+      expect(new Set(wide.map((c) => ask(c).assumptions.method))).to.deep.equal(new Set(['log_grid_convolution']));
+      holdsTo(wide, 2); // 24 squared normals: the mean stays below 2 but for about 1 sample in 400
+    });
+
     it('uses the moments up to s²T = 0.01, the conditional lognormal up to 1 and the log grid beyond, all documented to 0.0005; the closed form 1e-6', () => {
       const input: FeasibilityInput = { capital: 0, target: 1e6, horizon_years: 30, market: 'US', monthly_contribution: 1000,
         assumptions: { expected_return: 0.118, volatility: 0.196 } }; // s²T = 0.87
@@ -317,22 +327,19 @@ describe('goal feasibility', () => {
       expect(() => new GridWealth({ m: 0, s2: 1e-30 }, 1, 1200)).not.to.throw();
     });
 
-    it('runs the log grid backward to within 0.002 of the forward grid from every start ratio (0.00002 with a leftover fraction)', () => {
-      const worst = { whole: 0, fraction: 0 };
+    it('runs the log grid backward to within 0.005 of the forward grid from every start ratio, with and without a leftover fraction', () => {
+      let worst = 0;
       for (const [volatility, expected_return, years, level] of [[2, 0.53, 96, 1e4], [1.2, 0.08, 71, 30], [0.35, 0.1, 40, 500], [0.9, -0.3, 20, 100], [2, -0.5, 100, 1e3]] as const) {
         const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
         const model = { m: Math.log1p(expected_return) - s2 / 2, s2 };
-        for (const fraction of [0, 0.04]) {
+        for (const fraction of [0, 0.003, 0.04]) {
           const back = new GridReach(model, 12 * years, level, fraction, 1e6);
           for (const ratio of [0, 0.1, 3, 100, 1e4, 1e6]) {
-            const error = Math.abs(back.reach(ratio) - GridWealth.after(12 * years, model, ratio).exceeds(level, fraction));
-            if (fraction > 0) worst.fraction = Math.max(worst.fraction, error);
-            else worst.whole = Math.max(worst.whole, error);
+            worst = Math.max(worst, Math.abs(back.reach(ratio) - GridWealth.after(12 * years, model, ratio).exceeds(level, fraction)));
           }
         }
       }
-      expect(worst.whole).to.be.below(0.002);
-      expect(worst.fraction).to.be.above(0).and.below(0.00002);
+      expect(worst).to.be.above(0).and.below(0.005);
     });
 
     it('counts wealth exactly at the target as reaching it where the grid holds a point mass', () => {
@@ -370,7 +377,7 @@ describe('goal feasibility', () => {
       expect(before.every((p) => p > 0 && p < 1)).to.equal(true);
     });
 
-    it('holds the log grid within 0.00005 of a much finer one at volatilities 0.6–2, where its step is capped at 0.12', () => {
+    it('holds the log grid within 0.0002 of a much finer one at volatilities 0.6–2, where its step is capped at 0.24', () => {
       let worst = 0;
       for (const years of [1, 3, 8]) for (const volatility of [0.6, 1, 2]) for (const expected_return of [-0.5, 0.5]) for (const ratio of [0, 10]) {
         const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
@@ -384,7 +391,7 @@ describe('goal feasibility', () => {
           worst = Math.max(worst, Math.abs(coarse.exceeds(at, 0.04) - fine.exceeds(at, 0.04)));
         }
       }
-      expect(worst).to.be.above(0).and.below(0.00005);
+      expect(worst).to.be.above(0).and.below(0.0002);
     });
 
     it('holds the issue’s cases: P 0.86938 ± 0.00034 (30 y, no capital) and 0.75867 ± 0.00043 (20 y, 10,000 capital)', () => {
