@@ -125,4 +125,29 @@ describe('POST /v1/goals/feasibility', () => {
     for (const p of probabilities) expect(p, String(p)).to.equal(Math.round(p * 1e6) / 1e6);
     expect(probabilities.some((p: number) => p > 0 && p < 1)).to.equal(true);
   });
+  it('answers a volatility near 0 with contributions from the moments, as σ = 0 would (issue 20: σ 1e-9 was a 500 after 8.6 s)', async () => {
+    const goal = { capital: 10000, target: 50000, horizon_years: 10, market: 'US', monthly_contribution: 200 };
+    const deterministic = await evaluate({ ...goal, assumptions: { expected_return: 0.08, volatility: 0 } });
+    for (const volatility of [1e-9, 5.960464477539063e-8, 1e-6, 1e-5]) {
+      const response = await evaluate({ ...goal, assumptions: { expected_return: 0.08, volatility } });
+      expect(response.status, `σ ${volatility}`).to.equal(200);
+      expect(response.body.assumptions).to.include({ method: 'moment_matched', method_accuracy: 0.0005 });
+      // The horizon needed is the deterministic wealth's to within the model's spread: the same 0.01 year.
+      expect(response.body.suggestions[1].horizon_years).to.equal(deterministic.body.suggestions[1].horizon_years);
+      expect(response.body.suggestions[0].capital).to.be.closeTo(deterministic.body.suggestions[0].capital, 1);
+    }
+  });
+
+  it('answers the extremes of every field of the accepted domain, each suggestion a number or an honest null', async () => {
+    const statuses = new Map<number, number>();
+    for (const capital of [0, 0.01, 1e12]) for (const horizon_years of [1 / 365.25, 100]) for (const monthly_contribution of [0, 0.01, 1e9]) {
+      for (const [expected_return, volatility] of [[-0.5, 2], [1, 1e-9], [1, 2], [-0.5, 0]]) {
+        const response = await evaluate({ capital, target: 1e12, horizon_years, market: 'US', monthly_contribution, confidence: 0.99, assumptions: { expected_return, volatility } });
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.status, JSON.stringify({ capital, horizon_years, monthly_contribution, expected_return, volatility })).to.equal(200);
+        for (const suggestion of response.body.suggestions) expect(suggestion.probability === null || (suggestion.probability >= 0 && suggestion.probability <= 1)).to.equal(true);
+      }
+    }
+    expect(statuses.get(200)).to.equal(72);
+  });
 });
