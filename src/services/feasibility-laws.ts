@@ -50,7 +50,7 @@ function contributionLaw(months: number, fraction: number, model: LogModel): Con
 }
 
 /** The log-grid law of W/c for whole months and a start ratio C/c; the leftover fraction is applied when read. */
-export const gridLaws = new Memo<GridWealth>(64, 32 * 1024 * 1024, (law) => law.bytes);
+export const gridLaws = new Memo<GridWealth>(64, 16 * 1024 * 1024, (law) => law.bytes);
 export const gridKey = (months: number, model: LogModel, ratio: number) => `${months}|${ratio}|${model.m}|${model.s2}`;
 export function gridLaw(months: number, model: LogModel, ratio: number): GridWealth {
   return gridLaws.get(gridKey(months, model, ratio), () => GridWealth.after(months, model, ratio));
@@ -58,7 +58,7 @@ export function gridLaw(months: number, model: LogModel, ratio: number): GridWea
 
 
 /** The backward grid for a level and horizon (grid-reach.ts): P from every start ratio C/c at once. */
-const reachLaws = new Memo<GridReach>(16, 32 * 1024 * 1024, (law) => law.bytes);
+const reachLaws = new Memo<GridReach>(16, 16 * 1024 * 1024, (law) => law.bytes);
 export function reachLaw(months: number, fraction: number, model: LogModel, level: number, maxRatio: number): GridReach {
   return reachLaws.get(`${months}|${fraction}|${level}|${maxRatio}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction, maxRatio));
 }
