@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { handlers } from '../handlers/index.js';
 import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, type ApiRequestState } from './http/api.js';
-import { bodyReadProblem } from './http/body.js';
+import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimitStores, rateLimits } from './http/rate-limits.js';
@@ -16,6 +16,7 @@ import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
 import { McpCatalogue } from './mcp/server.js';
 import type { Config } from './config.js';
+import { ProblemError } from './problems.js';
 import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
 
@@ -121,10 +122,12 @@ export async function createApp(config: Config, services: Services, document: Do
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
-    const problem = bodyReadProblem(error, config.bodyLimitBytes);
+    // The router's own refusal of a path parameter it cannot percent-decode (`/problems/%ff`) is about the path.
+    const badPath = error instanceof URIError;
+    const problem = badPath ? new ProblemError('malformed-request', MALFORMED_PATH) : bodyReadProblem(error, config.bodyLimitBytes);
     const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });
     const state = (res.locals as { api: ApiRequestState }).api;
-    state.log.warn({ type }, 'request body refused');
+    state.log.warn({ type }, badPath ? 'request path refused' : 'request body refused');
     reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
     sendReply(res, reply);
   };

@@ -52,6 +52,41 @@ describe('the service process on the embedded database', () => {
     }
   });
 
+  it('answers a malformed path with 400 on the dashboard (its own page) and the API (a problem), logging no error or stack', async () => {
+    const dashboard = `http://127.0.0.1:${service.dashboardPort}`;
+    const api = `http://127.0.0.1:${port}`;
+    let log = '';
+    child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    for (const path of ['/%ff', '/assets/%ff', '/developer/clients/%ff/rotate', '/login%e0%80']) {
+      for (const method of ['GET', 'POST']) {
+        const response = await fetch(`${dashboard}${path}`, { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'POST' ? 'a=1' : undefined });
+        const page = await response.text();
+        expect(response.status, `${method} ${path}`).to.equal(400);
+        expect(response.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+        expect(response.headers.get('content-security-policy')).to.include("default-src 'self'");
+        expect(page).to.include('<title>Bad address · Investment Automation dashboard</title>');
+      }
+    }
+    for (const path of ['/v1/orders/%ff', '/%ff', '/docs/%ff', '/docs/assets/%ff', '/problems/%ff', '/graphql/%ff', '/mcp/%ff', '/oauth/token%ff']) {
+      const response = await fetch(`${api}${path}`);
+      const problem = (await response.json()) as { type: string; status: number; detail: string };
+      expect(response.status, path).to.equal(400);
+      expect(response.headers.get('content-type')).to.equal('application/problem+json; charset=utf-8');
+      expect(problem.type).to.match(/\/problems\/malformed-request$/);
+      expect(problem.detail).to.equal('The URL path is not valid percent-encoded UTF-8.');
+    }
+    // The API logs a request when its response closes; one more, sent last, marks that every line above is written.
+    const written = waitForOutput(child, /"reqId":"malformed-done"/);
+    await (await fetch(`${api}/healthz`, { headers: { 'x-request-id': 'malformed-done' } })).arrayBuffer();
+    await written;
+    const lines = log.split('\n').filter((line) => line.includes('%ff') || line.includes('%e0%80'));
+    expect(lines).to.have.length.at.least(16);
+    for (const line of lines) {
+      expect(JSON.parse(line).level, line).to.be.at.most(40);
+      expect(line).to.not.match(/stack|URIError/);
+    }
+  });
+
   it('drains an in-flight request on SIGTERM, then exits 0', async () => {
     // 100-continue: the server has parsed the request's headers (it is in flight) before the signal is sent.
     const inFlight = new Promise<number>((resolve, reject) => {

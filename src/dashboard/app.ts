@@ -86,6 +86,17 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
     }
     next();
   });
+  // A path that is not valid percent-encoded UTF-8 names no page; left to the router, decoding a parameter throws a
+  // URIError that would surface as a 500. Refused here, before any route, as the visitor's mistake.
+  app.use((req, res, next) => {
+    try {
+      decodeURIComponent(req.path);
+    } catch {
+      sendPage(res, 400, page({ title: 'Bad address', visitor: anonymous, error: { detail: 'The address is not valid: it has a malformed percent-encoded character.' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+      return;
+    }
+    next();
+  });
   app.get('/assets/:file', (req, res, next) => {
     const found = assets[req.params.file as keyof typeof assets];
     if (!found) return next();

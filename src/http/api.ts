@@ -9,7 +9,7 @@ import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
 import { createContractAjv } from '../contract/ajv.js';
-import { bodyReadProblem, mediaTypeOf, parseBody } from './body.js';
+import { bodyReadProblem, MALFORMED_PATH, mediaTypeOf, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
 import { problemReply, sendReply, type Reply } from './reply.js';
@@ -139,7 +139,7 @@ export async function createApiMiddleware(
     try {
       decodeURIComponent(req.path);
     } catch {
-      throw new ProblemError('malformed-request', 'The URL path is not valid percent-encoded UTF-8.');
+      throw new ProblemError('malformed-request', MALFORMED_PATH);
     }
     // HEAD is GET without the body (Node drops it): same status and headers.
     const match = routes.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);

@@ -49,6 +49,8 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   }
 }
 
+export const MALFORMED_PATH = 'The URL path is not valid percent-encoded UTF-8.';
+
 /** The problem for a body that could not be read (body-parser's error `type`): too large, encoded, or broken off. */
 export function bodyReadProblem(error: unknown, limitBytes: number): ProblemError {
   const type = (error as { type?: string } | undefined)?.type;
