@@ -15,6 +15,12 @@ export interface Principal {
   expiresAt: number;
 }
 
+/** A verified token's principal, and when the token became usable (its `nbf`, else its `iat`) in ms. */
+interface Verified {
+  principal: Principal;
+  validFrom: number;
+}
+
 export class InvalidTokenError extends Error {
   override name = 'InvalidTokenError';
 }
@@ -27,12 +33,15 @@ export interface ClientStatusSource {
 }
 
 const MAX_CACHED_TOKENS = 10_000;
-/** How far a token's `iat` may be ahead of this server's clock (another instance's clock may run slightly fast). */
+/**
+ * How far a token's `iat` and `nbf` may be ahead of this server's clock: another instance's clock may run slightly
+ * fast (RFC 7519 section 4.1.5 allows "some small leeway").
+ */
 const CLOCK_SKEW_SECONDS = 60;
 
 /** Issues and verifies RFC 9068 access tokens. */
 export class TokenService {
-  private readonly verified = new Map<string, Principal>();
+  private readonly verified = new Map<string, Verified>();
 
   constructor(
     readonly key: SigningKey,
@@ -74,8 +83,10 @@ export class TokenService {
 
   async verify(token: string): Promise<Principal> {
     const now = Date.now();
-    let principal = this.verified.get(token);
-    if (principal && principal.expiresAt <= now) {
+    const cached = this.verified.get(token);
+    let principal = cached?.principal;
+    // A cached token is held to its time window again: this clock may have stepped back since it was cached.
+    if (cached && (cached.principal.expiresAt <= now || cached.validFrom > now + CLOCK_SKEW_SECONDS * 1000)) {
       this.verified.delete(token);
       principal = undefined;
     }
@@ -91,8 +102,9 @@ export class TokenService {
   /**
    * Verifies a token's signature with node:crypto on this thread (jose verifies through WebCrypto, whose jobs run on
    * libuv's thread pool — behind bcrypt under a token-endpoint flood, which made the first use of a new token take
-   * seconds), then its header and claims: issuer, audience, `typ`, expiry, an `iat` not in the future (beyond a
-   * small skew) and a lifetime no longer than the configured one.
+   * seconds), then its header and claims: issuer, audience, `typ`, expiry, `iat` (required by RFC 9068) and `nbf`
+   * (when present, RFC 7519 section 4.1.5) not in the future beyond a small skew, `iat` before `exp`, and a lifetime
+   * no longer than the configured one. Only a token that passes every check is cached.
    */
   private async verifySignature(token: string): Promise<Principal> {
     const parts = token.split('.');
@@ -116,12 +128,15 @@ export class TokenService {
       (payload.aud === this.audience || (Array.isArray(payload.aud) && payload.aud.includes(this.audience)));
     if (!valid) throw new InvalidTokenError('the access token is malformed or its signature, issuer or audience is wrong');
     const now = Date.now() / 1000;
-    const { exp, iat } = payload;
+    const { exp, iat, nbf } = payload;
     if (typeof exp !== 'number' || typeof iat !== 'number' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') {
       throw new InvalidTokenError('the access token lacks required claims');
     }
+    if (nbf !== undefined && typeof nbf !== 'number') throw new InvalidTokenError('the access token\'s "nbf" claim is not a NumericDate');
     if (exp <= now) throw new InvalidTokenError('the access token has expired');
     if (iat > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token was issued in the future');
+    if (nbf !== undefined && nbf > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token is not valid yet (its "nbf" is in the future)');
+    if (exp <= iat) throw new InvalidTokenError('the access token expires before it was issued');
     if (exp - iat > this.ttlSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token lives longer than this server issues tokens for');
     const { sub, client_id: clientId, scope, gen, jti } = payload;
     if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof gen !== 'number' || typeof sub !== 'string') {
@@ -136,7 +151,7 @@ export class TokenService {
       expiresAt: exp * 1000,
     };
     if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, principal);
+    this.verified.set(token, { principal, validFrom: Math.max(iat, nbf ?? iat) * 1000 });
     return principal;
   }
 }

@@ -127,13 +127,14 @@ describe('OAuth 2.1 client credentials', () => {
   describe('bearer tokens on /v1', () => {
     const brokers = '/v1/brokers';
 
-    async function signed(claims: Record<string, unknown>, header: Record<string, unknown> = {}, expiresIn = '1h') {
+    /** A token signed with the service's key; `iat` is now unless the claims give one, `exp` a span or a NumericDate. */
+    async function signed(claims: Record<string, unknown>, header: Record<string, unknown> = {}, expiresIn: string | number = '1h') {
       const key = server.services.tokens.key;
-      return new SignJWT({ iss: server.url, aud: server.url, jti: 'test', ...claims })
+      const jwt = new SignJWT({ iss: server.url, aud: server.url, jti: 'test', ...claims })
         .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid, ...header })
-        .setIssuedAt()
-        .setExpirationTime(expiresIn)
-        .sign(key.privateKey);
+        .setExpirationTime(expiresIn);
+      if (claims.iat === undefined) jwt.setIssuedAt();
+      return jwt.sign(key.privateKey);
     }
 
     async function liveClaims() {
@@ -197,6 +198,40 @@ describe('OAuth 2.1 client credentials', () => {
       expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, aud: 'https://elsewhere.example' }) }));
       expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, iss: 'https://elsewhere.example' }) }));
       expectInvalidToken(await server.api.get(brokers, { token: await signed(claims, { typ: 'JWT' }) }));
+    });
+
+    it('refuses a token whose nbf is ahead of the clock beyond the 60 s leeway, on REST, GraphQL and MCP, every time', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const claims = await liveClaims();
+      // The same claims with a past nbf, and one within the leeway, are accepted: only the time differs.
+      expect((await server.api.get(brokers, { token: await signed({ ...claims, nbf: now - 5 }) })).status).to.equal(200);
+      expect((await server.api.get(brokers, { token: await signed({ ...claims, nbf: now + 30 }) })).status).to.equal(200);
+      const early = await signed({ ...claims, nbf: now + 3600 });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await server.api.get(brokers, { token: early });
+        expectInvalidToken(response);
+        expect(response.body.detail).to.include('not valid yet');
+      }
+      const graphql = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${early}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ brokers(limit: 1) { next_cursor } }' }),
+      });
+      expectInvalidToken({ status: graphql.status, headers: graphql.headers, body: await graphql.json() });
+      const mcp = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${early}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expectInvalidToken({ status: mcp.status, headers: mcp.headers, body: await mcp.json() });
+    });
+
+    it('refuses a token issued in the future, one that expires before it was issued, and an nbf that is not a number', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const claims = await liveClaims();
+      expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, iat: now + 3600 }, {}, now + 7200) }));
+      expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, iat: now + 30 }, {}, now + 20) }));
+      expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, nbf: 'now' }) }));
     });
 
     it('answers a token lacking the operation scope with 403 insufficient_scope naming the scope', async () => {
