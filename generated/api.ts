@@ -24,7 +24,10 @@ export interface paths {
          *     Errors follow RFC 6749 section 5.2 and are `application/json` (not problem+json) so that stock
          *     OAuth clients understand them; any malformed or incomplete request, including a missing
          *     `grant_type`, is `invalid_request`, and a `grant_type` other than `client_credentials` is
-         *     `unsupported_grant_type`.
+         *     `unsupported_grant_type`. A request refused at the HTTP level (a method other than POST: 405
+         *     with `Allow`; an `Accept` without JSON: 406; a body over the size limit: 413; a charset other
+         *     than UTF-8: 415) is `invalid_request` too, with that status and the general problem type of the
+         *     refusal.
          *
          *     Rate limits, each announced in `RateLimit` and `RateLimit-Policy` (past one: 429 `slow_down`
          *     with `Retry-After`, `violated-policies` naming it). The figures are the defaults; the headers
@@ -895,7 +898,8 @@ export interface components {
             error_description?: string;
             /**
              * Format: uri
-             * @description Problem type URI (`{server}/problems/oauth-...`).
+             * @description Problem type URI: `{server}/problems/oauth-...`, or for a refusal at the HTTP level (405, 406,
+             *     413, 415) and a rate limit (429) the general problem type of that refusal.
              */
             type: string;
             /** @description Problem title. */
@@ -904,7 +908,7 @@ export interface components {
              * @description The HTTP status code.
              * @enum {integer}
              */
-            status: 400 | 401 | 429;
+            status: 400 | 401 | 405 | 406 | 413 | 415 | 429;
         } & {
             [key: string]: unknown;
         };
@@ -2599,6 +2603,67 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
+        /** @description The `Accept` header excludes JSON; RFC 6749 `invalid_request` with status 406. */
+        OAuthNotAcceptable: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "Responses are application/json (errors RFC 6749 application/json); the Accept header \"text/html\" allows neither.",
+                 *       "type": "http://localhost:3000/problems/not-acceptable",
+                 *       "title": "Not acceptable",
+                 *       "status": 406
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The request body exceeds the size limit; RFC 6749 `invalid_request` with status 413. */
+        OAuthPayloadTooLarge: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "The request body exceeds 102400 bytes.",
+                 *       "type": "http://localhost:3000/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The request body is not UTF-8; RFC 6749 `invalid_request` with status 415. */
+        OAuthUnsupportedMediaType: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "Only UTF-8 request bodies are accepted, not charset \"latin1\".",
+                 *       "type": "http://localhost:3000/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description RFC 6749 `invalid_client`; client authentication failed. */
         OAuthUnauthorized: {
             headers: {
@@ -2913,6 +2978,9 @@ export type ResponseAssistantFailed = components['responses']['AssistantFailed']
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponseGenerateIdeasUnavailable = components['responses']['GenerateIdeasUnavailable'];
 export type ResponseOAuthBadRequest = components['responses']['OAuthBadRequest'];
+export type ResponseOAuthNotAcceptable = components['responses']['OAuthNotAcceptable'];
+export type ResponseOAuthPayloadTooLarge = components['responses']['OAuthPayloadTooLarge'];
+export type ResponseOAuthUnsupportedMediaType = components['responses']['OAuthUnsupportedMediaType'];
 export type ResponseOAuthUnauthorized = components['responses']['OAuthUnauthorized'];
 export type ResponseProbeNotAcceptable = components['responses']['ProbeNotAcceptable'];
 export type ResponseProbeInternalError = components['responses']['ProbeInternalError'];
@@ -2974,9 +3042,9 @@ export interface operations {
             };
             400: components["responses"]["OAuthBadRequest"];
             401: components["responses"]["OAuthUnauthorized"];
-            406: components["responses"]["NotAcceptable"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            406: components["responses"]["OAuthNotAcceptable"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            415: components["responses"]["OAuthUnsupportedMediaType"];
             429: components["responses"]["TokenTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

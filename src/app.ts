@@ -6,17 +6,17 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { handlers } from '../handlers/index.js';
 import { graphqlHandler } from './graphql/http.js';
-import { createApiMiddleware, type ApiRequestState } from './http/api.js';
+import { createApiMiddleware, isTokenEndpoint, type ApiRequestState } from './http/api.js';
 import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimitStores, rateLimits } from './http/rate-limits.js';
-import { problemReply, sendReply } from './http/reply.js';
+import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
 import { McpCatalogue } from './mcp/server.js';
 import type { Config } from './config.js';
-import { ProblemError } from './problems.js';
+import { OAuthError, ProblemError } from './problems.js';
 import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
 
@@ -125,9 +125,14 @@ export async function createApp(config: Config, services: Services, document: Do
     // The router's own refusal of a path parameter it cannot percent-decode (`/problems/%ff`) is about the path.
     const badPath = error instanceof URIError;
     const problem = badPath ? new ProblemError('malformed-request', MALFORMED_PATH) : bodyReadProblem(error, config.bodyLimitBytes);
-    const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });
     const state = (res.locals as { api: ApiRequestState }).api;
     state.log.warn({ type }, badPath ? 'request path refused' : 'request body refused');
+    if (!badPath && isTokenEndpoint(api.routes, req.path)) {
+      // In RFC 6749's format, like every answer of the token endpoint; a body that could not be read is invalid_request.
+      sendReply(res, problem.slug === 'malformed-request' ? oauthErrorReply(new OAuthError('invalid_request', problem.detail!), config.baseUrl) : tokenEndpointReply(problemReply(problem.slug, config.baseUrl, { detail: problem.detail })));
+      return;
+    }
+    const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });
     reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
     sendReply(res, reply);
   };

@@ -42,6 +42,22 @@ function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpRespo
 }
 
 /**
+ * graphql-http refuses a request it cannot take at the HTTP level (a method, media type or Accept it does not speak)
+ * with an empty body; here such a refusal is the problem document REST answers for the same status.
+ */
+function emptyRefusal(req: Request, status: number, headers: Record<string, string> | undefined): ProblemError {
+  const allow = headers?.allow ?? 'GET, POST';
+  if (status === 405) return new ProblemError('method-not-allowed', `${req.method} is not allowed here; use ${allow}.`, {}, { Allow: allow });
+  if (status === 406) {
+    return new ProblemError('not-acceptable', `Responses are application/graphql-response+json or application/json; the Accept header "${req.headers.accept ?? ''}" allows neither.`);
+  }
+  if (status === 415) {
+    return new ProblemError('unsupported-media-type', `Send the GraphQL request as application/json (POST), or in the query string (GET)${req.headers['content-type'] ? `, not as ${req.headers['content-type']}` : ''}.`);
+  }
+  return new ProblemError('malformed-request', 'The GraphQL request could not be read.');
+}
+
+/**
  * GraphQL over HTTP at /graphql (graphql-http, the reference server). Every request is authenticated first, as
  * REST does: no or a bad token is a 401 problem with REST's `WWW-Authenticate` before anything is parsed or run
  * (introspection included). Each field then authorizes its own operation's scopes.
@@ -92,6 +108,7 @@ export function graphqlHandler(services: Services, contract: Contract, baseUrl: 
         return;
       }
       const [text, init] = await run(services);
+      if (!text && init.status >= 400) throw emptyRefusal(req, init.status, init.headers);
       res.writeHead(init.status, init.statusText, init.headers).end(text);
     } catch (error) {
       const reply = error instanceof ProblemReply ? error.reply : errorToReply(error, baseUrl, state.log);

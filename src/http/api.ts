@@ -12,7 +12,7 @@ import { createContractAjv } from '../contract/ajv.js';
 import { bodyReadProblem, MALFORMED_PATH, mediaTypeOf, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
-import { problemReply, sendReply, type Reply } from './reply.js';
+import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import { parseMatchedRequest, RouteTable, type ParsableRequest } from './routes.js';
 import { describeFieldErrors, fieldErrors, validationDetail } from './validation.js';
 
@@ -153,7 +153,8 @@ export async function createApiMiddleware(
     const operation = (at.operation = match.operation);
     // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
     if (req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
-      throw new ProblemError('not-acceptable', `Responses are application/json (errors application/problem+json); the Accept header "${req.headers.accept}" allows neither.`);
+      const errors = operation.operationId === TOKEN_OPERATION ? 'RFC 6749 application/json' : 'application/problem+json';
+      throw new ProblemError('not-acceptable', `Responses are application/json (errors ${errors}); the Accept header "${req.headers.accept}" allows neither.`);
     }
     const actor = requiresBearer(operation) ? await bearerActor(services.tokens, operation.operationId!, state) : null;
     const strict = strictIntegers(operation, routes.pathParams(operation, req.path), req.query as Record<string, unknown>);
@@ -183,12 +184,19 @@ export async function createApiMiddleware(
     } catch (error) {
       reply = errorToReply(error, baseUrl, state.log, at.operation);
     }
+    if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path)) reply = tokenEndpointReply(reply);
     if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
       reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
     }
     sendReply(res, reply);
   };
   return Object.assign(middleware, { routes, rawBody });
+}
+
+/** Whether a path is the token endpoint's, whatever the method (its 405 is answered in RFC 6749 terms too). */
+export function isTokenEndpoint(routes: RouteTable, path: string): boolean {
+  const match = routes.match('POST', path);
+  return match.kind === 'operation' && match.operation.operationId === TOKEN_OPERATION;
 }
 
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;

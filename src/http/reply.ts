@@ -35,6 +35,21 @@ export function oauthErrorReply(error: OAuthError, baseUrl: string): Reply {
   };
 }
 
+/**
+ * A refusal of a token request at the HTTP level (405, 406, 413, 415) in the token endpoint's RFC 6749 format:
+ * `invalid_request` in `application/json`, carrying the problem's own members (type, title, status), as every other
+ * token-endpoint error does; stock OAuth clients read nothing else there.
+ */
+export function tokenEndpointReply(problem: Reply): Reply {
+  const { detail, instance: _instance, ...members } = problem.body as { detail?: string; instance?: string; title: string };
+  return {
+    status: problem.status,
+    body: { error: 'invalid_request', error_description: detail ?? members.title, ...members },
+    headers: { ...problem.headers, 'Cache-Control': 'no-store' },
+    contentType: 'application/json',
+  };
+}
+
 export function sendReply(res: Response, reply: Reply): void {
   if (reply.encoded && reply.status === 200) {
     res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);

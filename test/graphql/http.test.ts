@@ -65,6 +65,27 @@ describe('/graphql over HTTP: authentication before execution, GraphQL over HTTP
     expect((await server.api.get('/v1/kill-switch', { token })).body.engaged).to.equal(false);
   });
 
+  it('answers a media type (415), a method (405) or an Accept (406) it does not take with the problem document REST answers', async () => {
+    const token = await server.token(['read']);
+    const query = JSON.stringify({ query: '{ killSwitch { engaged } }' });
+    const send = async (method: string, headers: Record<string, string>, body?: string) => {
+      const response = await fetch(`${server.url}/graphql`, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body });
+      return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+    };
+    for (const [response, status, slug] of [
+      [await send('POST', { 'content-type': 'text/plain' }, query), 415, 'unsupported-media-type'],
+      [await send('POST', {}, query), 415, 'unsupported-media-type'],
+      [await send('PUT', { 'content-type': 'application/json' }, query), 405, 'method-not-allowed'],
+      [await send('POST', { 'content-type': 'application/json', accept: 'text/html' }, query), 406, 'not-acceptable'],
+    ] as const) {
+      expect(response.status, slug).to.equal(status);
+      expect(response.headers.get('content-type'), slug).to.equal('application/problem+json; charset=utf-8');
+      expect(response.body, slug).to.include({ type: `${server.url}/problems/${slug}`, status, instance: '/graphql' });
+      expect(response.body.detail, slug).to.be.a('string').and.not.empty;
+      expect(response.body.request_id, slug).to.be.a('string');
+    }
+  });
+
   it('is linked from /docs', async () => {
     const docs = await fetch(`${server.api.baseUrl}/docs`);
     expect(await docs.text()).to.include('<a href="/graphql"><code>/graphql</code></a>');

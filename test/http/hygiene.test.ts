@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { expect } from 'chai';
+import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy } from '../support/trading.js';
 
@@ -89,6 +90,29 @@ describe('request hygiene and problem details', () => {
     expect(response.body).to.include({ error: 'invalid_request', error_description: 'grant_type is required.' });
     const empty = await server.api.post('/oauth/token', { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(empty.body.error_description).to.equal('grant_type is required.');
+  });
+
+  it("answers the token endpoint's 405, 406, 413 and 415 in RFC 6749 format (application/json, error) with the problem's members", async () => {
+    const wrongMethod = await server.api.request('GET', '/oauth/token', { unchecked: true });
+    const notAcceptable = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials' }, headers: { accept: 'text/html' } });
+    const tooLarge = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', scope: 'x'.repeat(4096) } });
+    const latin1 = await server.api.post('/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' } });
+    for (const [response, status, slug] of [[wrongMethod, 405, 'method-not-allowed'], [notAcceptable, 406, 'not-acceptable'], [tooLarge, 413, 'payload-too-large'], [latin1, 415, 'unsupported-media-type']] as const) {
+      expect(response.status, slug).to.equal(status);
+      expect(response.headers.get('content-type'), slug).to.equal('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control'), slug).to.equal('no-store');
+      expect(response.body, slug).to.include({ error: 'invalid_request', type: `${server.url}/problems/${slug}`, status });
+      expect(response.body.error_description, slug).to.be.a('string').and.not.empty;
+      expect(response.body.title, slug).to.be.a('string').and.not.empty;
+    }
+    expect(wrongMethod.headers.get('allow')).to.equal('POST');
+    // The stock OAuth client reads the 413 as the OAuth error it is (it throws "response is not JSON" on problem+json).
+    const as = { issuer: server.url, token_endpoint: `${server.url}/oauth/token` };
+    const client = { client_id: 'ias_client_x' };
+    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost('x'), { scope: 'x'.repeat(4096) }, { [oauth.allowInsecureRequests]: true });
+    const error = await oauth.processClientCredentialsResponse(as, client, response).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(oauth.ResponseBodyError);
+    expect(error).to.include({ error: 'invalid_request', status: 413 });
   });
 
   it('lets approve, reject and cancel take no body or an empty JSON object, as many clients send', async () => {
