@@ -116,7 +116,7 @@ export async function createApp(config: Config, services: Services, document: Do
   const mcp = new McpCatalogue(document, config.baseUrl);
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
-  app.all(MCP_PATH, mcpHandler(services, mcp));
+  app.all(MCP_PATH, mcpHandler(services, mcp, config.mcpAllowedOrigins));
   app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl, idempotency));
   app.use(api);
 

@@ -76,6 +76,8 @@ export interface Config {
   clientStatusCacheMs: number;
   paperStartingCash: string;
   assistant: AssistantConfig | undefined;
+  /** Origins besides BASE_URL's whose pages may call /mcp from a browser (serialised origins, `https://app.example`). */
+  mcpAllowedOrigins: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,6 +109,26 @@ function decimal(env: Env, name: string, fallback: string): string {
   const raw = env[name] || fallback;
   if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new ConfigError(name, `must be an amount like 100000 or 2500.50, got "${raw}"`);
   return raw;
+}
+
+/** A comma-separated list of web origins (scheme, host, port: no path), each in its serialised form. */
+function origins(env: Env, name: string): string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const value = entry.trim();
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new ConfigError(name, `must be a comma-separated list of http:// or https:// origins, got "${value}"`);
+    }
+    if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      throw new ConfigError(name, `"${value}" is not an origin (scheme://host[:port], no path), did you mean "${parsed.origin}"?`);
+    }
+    return parsed.origin;
+  });
 }
 
 function secret(env: Env, name: string): string | undefined {
@@ -179,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     bcryptWaitMs: integer(env, 'BCRYPT_WAIT_MS', 2000, 0, 60_000),
     clientStatusCacheMs: integer(env, 'CLIENT_STATUS_CACHE_MS', 5000, 0, 60_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
+    mcpAllowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
     assistant: assistantBaseUrl
       ? {
           baseUrl: assistantBaseUrl.replace(/\/+$/, ''),

@@ -8,6 +8,7 @@ import { errorToReply } from '../http/errors.js';
 import { sendReply, type Reply } from '../http/reply.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
+import { originGuard } from './origin.js';
 import type { McpCatalogue, McpCaller } from './server.js';
 
 const JSON_BODY = { mediaTypes: ['application/json'], isTokenEndpoint: false };
@@ -20,6 +21,23 @@ function send(req: Request, res: Response, reply: Reply, state: ApiRequestState)
 }
 
 const MCP_SCOPE = 'mcp';
+
+/**
+ * The MCP revision this server speaks (2025-06-18, and later ones) removed JSON-RPC batching. The SDK's transport
+ * would still run up to 100 messages of an array body in one request; here an array is refused as the transport
+ * refuses any request it cannot take: HTTP 400 with a JSON-RPC error that has no id.
+ */
+const BATCH_REFUSED: Reply = {
+  status: 400,
+  contentType: 'application/json',
+  body: {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed batching); send one JSON-RPC message per HTTP request.' },
+  },
+};
+
+class BatchRefused extends Error {}
 
 /**
  * The caller of a request, or the 401 REST would answer, plus `scope="mcp"`: MCP clients request the scope a
@@ -55,24 +73,29 @@ async function admit(req: Request, services: Services, catalogue: McpCatalogue, 
   }
   const message = parseBody(req.body as Buffer | undefined, req.headers['content-type'], JSON_BODY);
   if (message === undefined) throw new ProblemError('malformed-request', 'The request body must be a JSON-RPC message.');
+  if (Array.isArray(message)) throw new BatchRefused();
   const { ip, userAgent } = state.requestInfo;
   const caller: McpCaller = { principal, origin: { ip, userAgent }, requestId: state.requestInfo.id, log: state.log };
-  for (const each of Array.isArray(message) ? message : [message]) {
-    const operationId = catalogue.operationOf(each);
-    if (operationId) authorize(principal, operationId, caller.origin, 'mcp');
-  }
+  const operationId = catalogue.operationOf(message);
+  if (operationId) authorize(principal, operationId, caller.origin, 'mcp');
   return { caller, message };
 }
 
-/** `/mcp`: Model Context Protocol over stateless Streamable HTTP, a new server and transport per request. */
-export function mcpHandler(services: Services, catalogue: McpCatalogue): RequestHandler {
+/**
+ * `/mcp`: Model Context Protocol over stateless Streamable HTTP, a new server and transport per request. The
+ * Origin (and, on localhost, Host) check comes first: a refused page costs no token verification.
+ */
+export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedOrigins: readonly string[]): RequestHandler {
+  const checkOrigin = originGuard(catalogue.baseUrl, allowedOrigins);
   return async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
     let admitted;
     try {
+      const refused = checkOrigin(req.headers);
+      if (refused) throw refused;
       admitted = await admit(req, services, catalogue, state);
     } catch (error) {
-      send(req, res, errorToReply(error, catalogue.baseUrl, state.log), state);
+      send(req, res, error instanceof BatchRefused ? BATCH_REFUSED : errorToReply(error, catalogue.baseUrl, state.log), state);
       return;
     }
     const server = catalogue.server(services, admitted.caller);

@@ -64,18 +64,4 @@ describe('MCP scopes: each tool needs mcp and the scope of its operation', () =>
     const disclosure = await rpc(server, await server.token(['read', 'mcp']), 'resources/read', { uri: 'ias://disclosures/current' });
     expect(disclosure.body.result.contents[0].text).to.match(/^# Investment advisory disclosure/);
   });
-
-  it('refuses a batch as a whole when one of its calls lacks a scope', async () => {
-    const token = await server.token(['read', 'mcp']);
-    const response = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify([
-        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getKillSwitch', arguments: {} } },
-        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'engageKillSwitch', arguments: { reason: 'x' } } },
-      ]),
-    });
-    expect(response.status).to.equal(403);
-    expect((await response.json()).required_scope).to.equal('trade mcp');
-  });
 });

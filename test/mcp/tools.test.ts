@@ -103,6 +103,8 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     for (const [name, tool] of tools) expect(html, name).to.include(`<code>${name}</code>`);
     expect(html).to.match(/<code>approveOrder<\/code>[^<]*<\/dt><dd>scopes <code>trade mcp<\/code> · destructive, idempotent/);
     expect(html).to.include('<code>ias://policies/current</code>');
+    expect(html).to.include('a batch (an array) is refused with HTTP 400 and the JSON-RPC error <code>-32600</code>');
+    expect(html).to.include(`only from its own origin (<code>${server.url}</code>) or one the operator allows; another <code>Origin</code> is 403`);
   });
 
   it('lists the current disclosure (markdown) and the current policy (JSON) as resources', async () => {

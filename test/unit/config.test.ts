@@ -24,6 +24,9 @@ describe('configuration from the environment', () => {
     ['RATE_LIMIT_REDIS_TIMEOUT_MS', '0', /between 1 and 5000/],
     ['RATE_LIMIT_REDIS_BREAKER_MS', 'soon', /whole number/],
     ['TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', '0', /between 1 and/],
+    ['MCP_ALLOWED_ORIGINS', 'assistant.example', /http:\/\/ or https:\/\/ origins/],
+    ['MCP_ALLOWED_ORIGINS', 'https://ok.example, ftp://files.example', /"ftp:\/\/files.example"/],
+    ['MCP_ALLOWED_ORIGINS', 'https://assistant.example/app', /not an origin .*"https:\/\/assistant.example"/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -34,6 +37,15 @@ describe('configuration from the environment', () => {
         .and.matches(message);
     });
   }
+
+  it('reads MCP_ALLOWED_ORIGINS as serialised origins (none by default)', () => {
+    expect(loadConfig({}).mcpAllowedOrigins).to.deep.equal([]);
+    expect(loadConfig({ MCP_ALLOWED_ORIGINS: ' https://Assistant.example/ ,http://localhost:6274,https://a.example:443' }).mcpAllowedOrigins).to.deep.equal([
+      'https://assistant.example',
+      'http://localhost:6274',
+      'https://a.example',
+    ]);
+  });
 
   it('reads TRUST_PROXY as a hop count or a list of proxy addresses', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
