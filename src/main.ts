@@ -1,4 +1,4 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
@@ -33,6 +33,11 @@ function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   }
 }
 
+/** What a cluster primary and its workers say to each other while stopping (the first phase of a drain). */
+const STOP_ACCEPTING = 'ias:stop-accepting';
+const STOPPED_ACCEPTING = 'ias:stopped-accepting';
+const isMessage = (message: unknown, kind: string) => (message as { ias?: unknown } | null)?.ias === kind;
+
 function printDemo(config: Config, credentials: DemoCredentials, dashboardUrl: string): void {
   process.stdout.write(demoBanner(credentials, { api: config.baseUrl, dashboard: dashboardUrl, file: join(config.dataDir, DEMO_CREDENTIALS_FILE) }));
 }
@@ -43,6 +48,14 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
   let credentials: DemoCredentials | undefined;
   const seed = prepare && demo ? async (services: Services) => (credentials = await seedDemo(services, config.dataDir)) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });
+  if (cluster.isWorker) {
+    // Closing the listeners sends the primary their removal over the IPC channel; the reply follows on the same channel.
+    process.on('message', (message) => {
+      if (!isMessage(message, STOP_ACCEPTING)) return;
+      running.stopAccepting();
+      process.send?.({ ias: STOPPED_ACCEPTING });
+    });
+  }
   // The handlers are in place before anything announces the service: whoever reads "serving" may signal at once.
   onSignals(async (signal) => {
     logger.info({ signal }, 'draining in-flight requests');
@@ -93,6 +106,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining every worker');
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+    await stopAcceptingEverywhere(workers, Math.min(2000, config.shutdownTimeoutMs));
     await Promise.all(
       workers.map(
         (worker) =>
@@ -106,6 +120,32 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   });
+}
+
+/**
+ * The first phase of a cluster's drain: every worker closes its listeners, and once all have, this primary's
+ * listening socket is closed (node:cluster closes it with the last worker's). Only then are the workers signalled
+ * to drain, which asks every client to reconnect: a reconnecting client is refused (ECONNREFUSED: nothing sent),
+ * where a connection the primary accepted for a worker that had just stopped would have been reset mid-request.
+ * A worker that does not answer within `waitMs` (busy, or gone) is signalled anyway.
+ */
+async function stopAcceptingEverywhere(workers: Worker[], waitMs: number): Promise<void> {
+  let deadline: NodeJS.Timeout | undefined;
+  const answered = workers.map(
+    (worker) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          worker.off('message', onMessage);
+          resolve();
+        };
+        const onMessage = (message: unknown) => isMessage(message, STOPPED_ACCEPTING) && done();
+        if (worker.isDead() || !worker.isConnected()) return resolve();
+        worker.on('message', onMessage).once('exit', done);
+        worker.send({ ias: STOP_ACCEPTING }, (error) => error && done());
+      }),
+  );
+  await Promise.race([Promise.all(answered), new Promise<void>((resolve) => (deadline = setTimeout(resolve, waitMs)))]);
+  clearTimeout(deadline);
 }
 
 async function main(): Promise<void> {

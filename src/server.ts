@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
@@ -20,10 +20,16 @@ export interface RunningServer {
   /** The dashboard's own listener (another origin): its port, and its public URL (DASHBOARD_URL, else localhost). */
   dashboard: { server: Server; port: number; url: string };
   /**
+   * Closes both listeners (new connections are refused) and turns readiness 503; open connections keep being served
+   * as before. A cluster worker does this first, so that the primary stops handing it connections before any client
+   * is asked to reconnect (see main.ts).
+   */
+  stopAccepting(): void;
+  /**
    * Stops accepting and drains: readiness turns 503 at once, every response from now on (and those of requests
-   * already in flight) carries `Connection: close`, idle keep-alive connections are closed, and it resolves as soon
-   * as the in-flight requests have finished — `forced` when the shutdown timeout had to cut connections instead.
-   * The API and the dashboard drain together.
+   * already in flight) carries `Connection: close`, and it resolves once every connection has ended — after its
+   * next answer, or, left idle, after the keep-alive timeout — or `forced` when the shutdown timeout had to cut
+   * them. The API and the dashboard drain together.
    */
   drain(): Promise<{ forced: boolean }>;
 }
@@ -35,8 +41,15 @@ export interface StartOptions {
 
 interface Listening {
   server: Server;
+  stopAccepting(): void;
   drain(): Promise<{ forced: boolean }>;
 }
+
+/**
+ * How long an idle keep-alive connection stays open (Node's default, pinned: it is announced in `Keep-Alive:
+ * timeout=5`, and a stock Node or undici client stops reusing a pooled connection a second or two before it).
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
 /**
  * What Node's HTTP parser refuses before any handler runs (a control character in a header value, an invalid
@@ -70,6 +83,7 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl
 async function listen(app: Express, port: number, config: Config): Promise<Listening> {
   const server = createExpressServer(app);
   server.requestTimeout = config.requestTimeoutMs;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerParserError(error, socket, config.baseUrl));
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -84,6 +98,11 @@ async function listen(app: Express, port: number, config: Config): Promise<Liste
     server.once('error', reject);
     server.listen(port, config.host);
   });
+  // http.Server#close would also close every idle keep-alive connection (Node 19+), under clients that may be writing
+  // their next request on it at that moment: they get ECONNRESET for a request the server never saw. net.Server#close
+  // only stops listening, and calls back once every connection has ended.
+  let ended: Promise<void> | undefined;
+  const stopAccepting = () => (ended ??= new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve())));
   const drain = () =>
     new Promise<{ forced: boolean }>((resolve) => {
       draining = true;
@@ -94,13 +113,14 @@ async function listen(app: Express, port: number, config: Config): Promise<Liste
         server.closeAllConnections();
       }, config.shutdownTimeoutMs);
       force.unref();
-      server.close(() => {
+      // Each connection ends after its next answer (Connection: close) or when it has been idle for the keep-alive
+      // timeout (Node closes it then, as it always does; the client has stopped using it a little before).
+      void stopAccepting().then(() => {
         clearTimeout(force);
         resolve({ forced });
       });
-      server.closeIdleConnections();
     });
-  return { server, drain };
+  return { server, stopAccepting: () => void stopAccepting(), drain };
 }
 
 /** The API and the dashboard, in one process over the same services, each on its own port. */
@@ -120,6 +140,11 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   }
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
+  const stopAccepting = () => {
+    lifecycle.ready = false;
+    api.stopAccepting();
+    dashboard.stopAccepting();
+  };
   const drain = async () => {
     lifecycle.ready = false;
     const results = await Promise.all([api.drain(), dashboard.drain()]);
@@ -131,6 +156,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     services,
     port: (api.server.address() as AddressInfo).port,
     dashboard: { server: dashboard.server, port: dashboardPort, url: config.dashboardUrl ?? `http://localhost:${dashboardPort}` },
+    stopAccepting,
     drain,
   };
 }

@@ -84,7 +84,11 @@ export async function startTestServer(env: Record<string, string> = {}, override
     account,
     token: async (scopes?: string[], email?: string) => (await account(scopes, email)).token,
     async close() {
-      await running.drain();
+      // The suite is the only client and is done: its idle pooled connections need not wait for the keep-alive timeout.
+      const drained = running.drain();
+      running.server.closeIdleConnections();
+      running.dashboard.server.closeIdleConnections();
+      await drained;
       await database.drop();
     },
   };
