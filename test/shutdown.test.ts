@@ -76,6 +76,7 @@ describe('SIGTERM under keep-alive load', () => {
         const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
         load.start();
         await load.answeredAtLeast(400);
+        expect(load.pooledSockets()).to.equal(16);
         expect((await idle.get())?.headers.connection).to.equal('keep-alive');
         const draining = waitForOutput(service.child, new RegExp(Array(workers).fill('draining in-flight requests').join('[\\s\\S]*')));
         load.mark();

@@ -1,9 +1,10 @@
 import { Agent, get } from 'node:http';
 
 /**
- * A steady stream of GETs from a stock Node client: `http.Agent({ keepAlive: true, maxSockets })`, one request every
- * 1/rate seconds, each on whichever pooled socket is free. Counts what the client saw: answers, answers that asked
- * it to close the connection, and failures by error code.
+ * GETs at a steady rate from a stock Node client, `http.Agent({ keepAlive: true, maxSockets })`, sent `maxSockets`
+ * at a time so that every pooled socket carries its share (one at a time, answered in a millisecond, would keep
+ * two or three sockets busy and the rest idle). Counts what the client saw: answers, answers that asked it to close
+ * the connection, and failures by error code.
  */
 export class KeepAliveLoad {
   readonly agent: Agent;
@@ -21,13 +22,21 @@ export class KeepAliveLoad {
   constructor(
     private readonly url: string,
     private readonly perSecond: number,
-    sockets: number,
+    private readonly sockets: number,
   ) {
     this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
   }
 
   start(): void {
-    this.timer = setInterval(() => this.send(), 1000 / this.perSecond);
+    this.timer = setInterval(() => {
+      for (let i = 0; i < this.sockets; i++) this.send();
+    }, (1000 * this.sockets) / this.perSecond);
+  }
+
+  /** Sockets the agent holds now, busy or idle. */
+  pooledSockets(): number {
+    const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+    return count(this.agent.sockets) + count(this.agent.freeSockets);
   }
 
   /** Resolves once `answers` requests have been answered in all. */
