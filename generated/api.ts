@@ -340,6 +340,20 @@ export interface paths {
          *     `attainable: false` with null horizon and probability when C = 0 or the log drift m ≤ 0; with
          *     contributions it is searched for whatever the drift (contributions can reach the target even when m ≤
          *     0). It is also unattainable when the confidence is not reached within 100 years.
+         *
+         *     **Cost and limits.** Each evaluation runs on a worker thread of the instance's compute pool, never
+         *     on the thread that answers other requests, and the CPU time it takes there is charged to the
+         *     calling client's `cpu` budget: 10000 ms of CPU time a minute per client (a window that starts with
+         *     the client's first charge), one budget for REST, GraphQL `goalFeasibility` and the MCP tool
+         *     `evaluateGoalFeasibility`, on every instance. An evaluation typically costs 1 to 20 ms and none
+         *     more than about 100 ms, so a client sending a few hundred a minute stays well inside it. The
+         *     budget left is announced as policy `cpu` in `RateLimit` and `RateLimit-Policy` (its `q` and `r`
+         *     in milliseconds of CPU time). A client whose budget is spent gets 429 `quota-exceeded` with
+         *     `violated-policies: ["cpu"]` and `Retry-After` (the seconds until its window ends) before anything
+         *     runs; the budget is checked before and charged after an evaluation, so evaluations sent together
+         *     may overrun it by what they cost. When every place in the instance's pool is taken the answer is
+         *     503 `service-busy` with `Retry-After`, at once (nothing computed or charged). Deployments may
+         *     configure other numbers.
          */
         post: operations["evaluateGoalFeasibility"];
         delete?: never;
@@ -2482,6 +2496,34 @@ export interface components {
             };
         };
         /**
+         * @description A rate limit was exceeded: the requests of this address on this route (`route`), or this
+         *     client's CPU time for heavy computations this minute (`cpu`, see the operation);
+         *     `violated-policies` names it.
+         */
+        CpuTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["CpuRateLimit"];
+                "RateLimit-Policy": components["headers"]["CpuRateLimitPolicy"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://iana.org/assignments/http-problem-types#quota-exceeded",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "This client has used its 10000 ms of CPU time for heavy computations (goal feasibility, on every interface) in this minute; retry after Retry-After seconds.",
+                 *       "violated-policies": [
+                 *         "cpu"
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description A token-endpoint rate limit was exceeded (`violated-policies` names it): requests per client
          *     address (`token`); failed authentications of this client from this address (`token-failures`);
          *     or failed authentications of this client from all addresses (`token-client-failures`), which
@@ -2564,6 +2606,29 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description Every place in this instance's compute pool is taken (`service-busy`: nothing was computed), or a
+         *     dependency is unavailable (`service-unavailable`); retry after `Retry-After` seconds.
+         */
+        ComputeUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/service-busy",
+                 *       "title": "Service busy",
+                 *       "status": 503,
+                 *       "detail": "Every computation slot of this instance is taken; nothing was computed. Retry after Retry-After seconds."
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -2837,6 +2902,23 @@ export interface components {
          */
         TokenRateLimitPolicy: string;
         /**
+         * @description Remaining quota of each policy of `RateLimit-Policy`, in the same order
+         *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`route`) or milliseconds of CPU time
+         *     (`cpu`: this client's budget after this request's evaluation) remain in the current window, which
+         *     resets in `t` seconds.
+         * @example "route"; r=299; t=60, "cpu"; r=9982; t=60
+         */
+        CpuRateLimit: string;
+        /**
+         * @description The policies of goal feasibility (draft-ietf-httpapi-ratelimit-headers-08), a list: `"route"`,
+         *     `q` requests per window of `w` seconds per client IP and route; and `"cpu"`, `q` milliseconds of
+         *     CPU time of heavy computations per window of `w` seconds per client, shared by REST, GraphQL and
+         *     MCP and by every instance (absent while the shared counters cannot answer). `pk` is each
+         *     policy's partition key.
+         * @example "route"; q=300; w=60; pk=:ZTVhYjM0ZjFkMjhl:, "cpu"; q=10000; w=60; pk=:MDE5YjVjODg3ZmFh:
+         */
+        CpuRateLimitPolicy: string;
+        /**
          * @description Seconds to wait before retrying.
          * @example 30
          */
@@ -2971,11 +3053,13 @@ export type ResponseApproveUnprocessable = components['responses']['ApproveUnpro
 export type ResponseReportDateOutOfRange = components['responses']['ReportDateOutOfRange'];
 export type ResponseGenerateReportUnprocessable = components['responses']['GenerateReportUnprocessable'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
+export type ResponseCpuTooManyRequests = components['responses']['CpuTooManyRequests'];
 export type ResponseTokenTooManyRequests = components['responses']['TokenTooManyRequests'];
 export type ResponseLoginTooManyRequests = components['responses']['LoginTooManyRequests'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseAssistantFailed = components['responses']['AssistantFailed'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
+export type ResponseComputeUnavailable = components['responses']['ComputeUnavailable'];
 export type ResponseGenerateIdeasUnavailable = components['responses']['GenerateIdeasUnavailable'];
 export type ResponseOAuthBadRequest = components['responses']['OAuthBadRequest'];
 export type ResponseOAuthNotAcceptable = components['responses']['OAuthNotAcceptable'];
@@ -3005,6 +3089,8 @@ export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRateLimitPolicy = components['headers']['RateLimitPolicy'];
 export type HeaderTokenRateLimit = components['headers']['TokenRateLimit'];
 export type HeaderTokenRateLimitPolicy = components['headers']['TokenRateLimitPolicy'];
+export type HeaderCpuRateLimit = components['headers']['CpuRateLimit'];
+export type HeaderCpuRateLimitPolicy = components['headers']['CpuRateLimitPolicy'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderCacheControlNoStore = components['headers']['CacheControlNoStore'];
 export type HeaderCacheControlRevalidate = components['headers']['CacheControlRevalidate'];
@@ -3461,8 +3547,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["CpuRateLimit"];
+                    "RateLimit-Policy": components["headers"]["CpuRateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,9 +3563,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["MarketOrIdempotencyUnprocessable"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CpuTooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ComputeUnavailable"];
         };
     };
     getCurrentDisclosure: {

@@ -1,8 +1,8 @@
 // `make bench`: the service against baselines it starts itself, each result a ratio measured in the same run (this
 // machine's load varies; absolute numbers from different runs are not comparable). Not part of `make test`.
-// Usage: make bench [CASES="read cluster memory approvals orders feasibility flood"]
+// Usage: make bench [CASES="read cluster memory approvals orders feasibility flood heavy"]
 // Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { Agent } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { storeIdea } from '../src/services/orders/propose.js';
 import { dec } from '../src/services/money.js';
 import { benchDatabase, fixedRate, loadGenerator, request, rssMiB, startBaseline, startService, throughput, token, type Service } from './bench/support.js';
 
-const ALL = ['read', 'cluster', 'memory', 'approvals', 'orders', 'feasibility', 'flood'] as const;
+const ALL = ['read', 'cluster', 'memory', 'approvals', 'orders', 'feasibility', 'flood', 'heavy'] as const;
 type Case = (typeof ALL)[number];
 const chosen = new Set<Case>((process.env.CASES?.split(/[\s,]+/).filter(Boolean) as Case[] | undefined) ?? ALL);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -58,7 +58,36 @@ function replayableHeaders(headers: Record<string, string | string[] | undefined
   return Object.fromEntries(Object.entries(headers).filter(([name, value]) => !skip.has(name) && typeof value === 'string') as [string, string][]);
 }
 
+/** A bench script of its own (its own server, attacker and measurement), run asynchronously; its stdout. */
+function runScript(script: string): Promise<{ stdout: string; status: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      process.stdout.write(chunk);
+    });
+    child.once('exit', (status) => resolve({ stdout, status }));
+  });
+}
+
 try {
+  if (chosen.has('heavy')) {
+    // Like the token flood, first, on a quiet machine (before the million orders' vacuum).
+    const run = await runScript('scripts/bench-heavy-flood.ts');
+    try {
+      type Flooded = { readP99Ms: number; ratio: number; attacker: Record<string, number> };
+      const heavy = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as { quietP99Ms: number; graphql: Flooded; admissible: Flooded; mcp: Flooded };
+      raw.heavy = heavy;
+      const row = (what: string, flooded: Flooded) =>
+        rows.push({ case: `${what}; attacker's answers ${JSON.stringify(flooded.attacker)}`, measured: `${fixed(flooded.readP99Ms, 1)} vs ${fixed(heavy.quietP99Ms, 1)} ms`, ratio: flooded.ratio, target: '≤ 50 ms', met: flooded.readP99Ms <= 50 });
+      row('Another client’s authenticated read p99 while one client sends GraphQL documents of 40 heavy goalFeasibility aliases (100 y, contributions, σ 0.9) twice a second, vs quiet', heavy.graphql);
+      row('… documents of 9 such aliases (the most the cost limit admits, computed on the pool) twice a second', heavy.admissible);
+      row('… 100 heavy evaluateGoalFeasibility MCP calls at a time, each its own request, again as soon as all are answered', heavy.mcp);
+    } catch {
+      rows.push({ case: 'Heavy-feasibility flood', measured: `the script did not report (exit ${run.status})` });
+    }
+  }
   if (chosen.has('flood')) {
     // Its own script (its own server, flood and measurement); it prints one JSON line last. First, on a quiet
     // machine: after the orders case PostgreSQL is still vacuuming a million rows, which the flood's p99 would measure.

@@ -10,7 +10,7 @@ import { createApiMiddleware, isTokenEndpoint, type ApiRequestState } from './ht
 import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { IdempotencyKeys } from './http/idempotency.js';
-import { RateLimitStores, rateLimits } from './http/rate-limits.js';
+import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
 import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
@@ -90,7 +90,8 @@ function requestLog(logger: Logger): RequestHandler {
   };
 }
 
-export async function createApp(config: Config, services: Services, document: Document, logger: Logger): Promise<Express> {
+/** The API's express app over `services`; `stores` (the server's one set of shared counters) holds its rate limits. */
+export async function createApp(config: Config, services: Services, document: Document, logger: Logger, stores: RateLimitStores): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -103,9 +104,7 @@ export async function createApp(config: Config, services: Services, document: Do
   // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
   // body is 401, not 413 or 415); everything else here reads its body first.
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : api.rawBody(req, res, next)));
-  const stores = new RateLimitStores(config, logger);
   services.meta.watchRateLimitStore(stores);
-  app.locals.close = () => stores.close();
   app.use(rateLimits(config, stores, () => api.routes));
   // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));

@@ -74,6 +74,11 @@ export interface Config {
   bcryptWaitMs: number;
   /** How long a client's revocation or rotation may take to reach the other instances' token caches. */
   clientStatusCacheMs: number;
+  /** Worker threads of this process for heavy computations (goal feasibility), and how many may wait for one. */
+  computeThreads: number;
+  computeQueueLength: number;
+  /** CPU time of heavy computations one client may use a minute, in ms, over every interface and instance. */
+  cpuBudgetMsPerMinute: number;
   paperStartingCash: string;
   assistant: AssistantConfig | undefined;
   /** Origins besides BASE_URL's whose pages may call /mcp from a browser (serialised origins, `https://app.example`). */
@@ -200,6 +205,11 @@ export function loadConfig(env: Env = process.env): Config {
     bcryptConcurrency: integer(env, 'BCRYPT_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
     bcryptWaitMs: integer(env, 'BCRYPT_WAIT_MS', 2000, 0, 60_000),
     clientStatusCacheMs: integer(env, 'CLIENT_STATUS_CACHE_MS', 5000, 0, 60_000),
+    // The cores this process's share leaves once its event loop has one (each of WEB_CONCURRENCY processes has its
+    // own pool), at least one thread: on two cores, one.
+    computeThreads: integer(env, 'COMPUTE_THREADS', Math.max(1, Math.floor(availableParallelism() / webConcurrency) - 1), 1, 64),
+    computeQueueLength: integer(env, 'COMPUTE_QUEUE_LENGTH', 64, 0, 10_000),
+    cpuBudgetMsPerMinute: integer(env, 'CPU_BUDGET_MS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
     mcpAllowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
     assistant: assistantBaseUrl

@@ -9,6 +9,7 @@ import { problemTypeUri } from './problems.js';
 import type { Config } from './config.js';
 import { createDashboardApp } from './dashboard/app.js';
 import { createExpressServer } from './http/node-server.js';
+import { RateLimitStores } from './http/rate-limits.js';
 import { loadDocument } from './document.js';
 import { lifecycle } from './lifecycle.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
@@ -126,10 +127,12 @@ async function listen(app: Express, port: number, config: Config): Promise<Liste
 /** The API and the dashboard, in one process over the same services, each on its own port. */
 export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const document = loadDocument();
-  const services = await createServices(config, db, options.overrides, document);
+  // The one owner of the shared counters' Redis connection: the rate limits and the use cases' CPU budget count there.
+  const stores = new RateLimitStores(config, logger);
+  const services = await createServices(config, db, options.overrides, document, stores);
   const { beforeListen } = options;
   await beforeListen?.(services);
-  const app = await createApp(config, services, document, logger);
+  const app = await createApp(config, services, document, logger, stores);
   const api = await listen(app, config.port, config);
   let dashboard: Listening;
   try {
@@ -148,7 +151,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const drain = async () => {
     lifecycle.ready = false;
     const results = await Promise.all([api.drain(), dashboard.drain()]);
-    await (app.locals.close as (() => Promise<void>) | undefined)?.();
+    await Promise.all([services.close(), stores.close()]);
     return { forced: results.some((r) => r.forced) };
   };
   return {

@@ -9,6 +9,10 @@ export const LIMITS = {
   maxCost: 10_000,
   rootFieldCost: 100,
   maxPageSize: 100,
+  // goalFeasibility: 100 + 900 for a 100-year horizon with a contribution (1200 months), so a document holds at most
+  // nine such computations (at most ~100 ms of CPU each); a handful of ordinary ones pass (30 years: 370).
+  feasibilityMonthCost: 0.75,
+  feasibilityMonthCostWithoutContribution: 0.5,
 } as const satisfies CostModel & Record<string, number>;
 
 /** graphql's parse, refusing a document longer than the limit before reading it. */

@@ -28,7 +28,7 @@ export const resolvers: Resolvers = {
     brokers: (_, args, ctx) => perform(ctx, 'listBrokers', { query: args }, (actor, { query }) => ctx.services.brokers.list(actor, query)),
     killSwitch: (_, _args, ctx) => perform(ctx, 'getKillSwitch', {}, (actor) => ctx.services.killSwitch.get(actor)),
     goalFeasibility: (_, args, ctx) =>
-      perform(ctx, 'evaluateGoalFeasibility', { body: args.input }, (actor, { body }) => ctx.services.goals.evaluateFeasibility(actor, body)),
+      perform(ctx, 'evaluateGoalFeasibility', { body: args.input }, async (actor, { body }) => (await ctx.services.goals.evaluateFeasibility(actor, body)).result),
   },
   Mutation: {
     createPolicy: (_, args, ctx) => perform(ctx, 'createPolicy', { body: args.input }, (actor, { body }) => ctx.services.policies.create(actor, body)),

@@ -1,9 +1,11 @@
 import type { Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { AuthorizationError } from '../auth/authorize.js';
+import { QuotaExceededError } from '../compute/cpu-budget.js';
 import { OAuthError } from '../problems.js';
 import { classifyError, InvalidInputError } from '../services/errors.js';
 import { authorizationReply } from './auth.js';
+import { quotaHeaders } from './rate-limit-replies.js';
 import { oauthErrorReply, problemReply, type Reply } from './reply.js';
 
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -32,5 +34,7 @@ export function errorToReply(error: unknown, baseUrl: string, log: Logger, opera
     problem instanceof InvalidInputError
       ? { ...problem.extensions, errors: problem.fields.map((f) => ({ pointer: pointerOf(f.field, operation), detail: f.detail })) }
       : problem.extensions;
-  return problemReply(problem.slug, baseUrl, { detail: problem.detail, extensions, headers: problem.headers });
+  // A spent budget names its policy's state in RateLimit and RateLimit-Policy, after the route limit's.
+  const headers = problem instanceof QuotaExceededError ? { ...problem.headers, ...quotaHeaders([problem.quota]) } : problem.headers;
+  return problemReply(problem.slug, baseUrl, { detail: problem.detail, extensions, headers });
 }

@@ -36,15 +36,29 @@ export function secondsUntil(resetTime: Date | undefined): number {
   return resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : WINDOW_SECONDS;
 }
 
+/** The draft-8 `RateLimit` and `RateLimit-Policy` values of these policies, in their order. */
+export function quotaHeaders(quotas: Quota[]): { RateLimit: string; 'RateLimit-Policy': string } {
+  return {
+    RateLimit: quotas.map((quota) => `"${quota.name}"; r=${quota.remaining}; t=${secondsUntil(quota.resetTime)}`).join(', '),
+    'RateLimit-Policy': quotas.map(policyOf).join(', '),
+  };
+}
+
+const QUOTA_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);
+
+/**
+ * Sets a header on a response; `RateLimit` and `RateLimit-Policy` are lists, so a value for them is added after the
+ * policies already there (the route limit's, set before the request ran) rather than replacing them.
+ */
+export function setResponseHeader(res: Response, name: string, value: string): void {
+  const before = QUOTA_HEADERS.has(name.toLowerCase()) ? res.getHeader(name) : undefined;
+  res.setHeader(name, typeof before === 'string' && before !== '' ? `${before}, ${value}` : value);
+}
+
 /** Adds the policies to the response's `RateLimit` and `RateLimit-Policy` lists (after those already there). */
 export function addQuotaHeaders(res: Response, quotas: Quota[]): void {
   if (res.headersSent || quotas.length === 0) return;
-  const append = (name: string, items: string[]) => {
-    const before = res.getHeader(name);
-    res.setHeader(name, [...(typeof before === 'string' ? [before] : []), ...items].join(', '));
-  };
-  append('RateLimit', quotas.map((quota) => `"${quota.name}"; r=${quota.remaining}; t=${secondsUntil(quota.resetTime)}`));
-  append('RateLimit-Policy', quotas.map(policyOf));
+  for (const [name, value] of Object.entries(quotaHeaders(quotas))) setResponseHeader(res, name, value);
 }
 
 export interface Refusal {

@@ -2,6 +2,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
 import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
 import { preferredEncoding, type EncodedBody } from './encoded.js';
+import { setResponseHeader } from './rate-limit-replies.js';
 
 export interface Reply {
   status: number;
@@ -57,7 +58,7 @@ export function sendReply(res: Response, reply: Reply): void {
     return;
   }
   res.statusCode = reply.status;
-  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
+  if (reply.headers) for (const name in reply.headers) setResponseHeader(res, name, reply.headers[name]!);
   if (reply.body === undefined || reply.status === 204 || reply.status === 304) {
     res.end();
     return;

@@ -21,7 +21,7 @@ export type Binding<K extends BearerOperationId> = (services: Services, actor: A
  * against the contract, so a binding only says which use case takes which argument.
  */
 export const bindings: { [K in BearerOperationId]: Binding<K> } = {
-  evaluateGoalFeasibility: (s, actor, a) => s.goals.evaluateFeasibility(actor, a),
+  evaluateGoalFeasibility: async (s, actor, a) => (await s.goals.evaluateFeasibility(actor, a)).result,
   getCurrentDisclosure: (s, actor) => s.policies.currentDisclosure(actor),
   listPolicies: (s, actor, a) => s.policies.list(actor, a),
   createPolicy: (s, actor, a) => s.policies.create(actor, a),

@@ -70,9 +70,14 @@ export class McpCatalogue {
     return undefined;
   }
 
-  /** The problem document of a failure, as REST would answer it; validation pointers point into the tool's arguments. */
+  /**
+   * The problem document of a failure, as REST would answer it; validation pointers point into the tool's arguments.
+   * MCP has no response headers per call: REST's `Retry-After` travels as `retry_after` (seconds), as in GraphQL.
+   */
   problemOf(error: unknown, caller: McpCaller): ProblemDocument {
-    return { ...(errorToReply(error, this.baseUrl, caller.log).body as ProblemDocument), request_id: caller.requestId };
+    const reply = errorToReply(error, this.baseUrl, caller.log);
+    const retryAfter = reply.headers?.['Retry-After'];
+    return { ...(reply.body as ProblemDocument), ...(retryAfter ? { retry_after: Number(retryAfter) } : {}), request_id: caller.requestId };
   }
 
   async callTool(services: Services, caller: McpCaller, name: string, args: Record<string, unknown>): Promise<CallToolResult> {

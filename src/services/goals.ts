@@ -1,11 +1,35 @@
 import type { Actor } from '../auth/authorize.js';
-import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } from './feasibility.js';
+import { CpuBudget, type QuotaState } from '../compute/cpu-budget.js';
+import type { ComputePool } from '../compute/pool.js';
+import type { FeasibilityInput, FeasibilityResult } from './feasibility.js';
 import { checkGoalAmounts } from './goal-amounts.js';
 
-/** Goal feasibility: a pure computation, bound like every use case so adapters call it the same way. */
+/** A heavy use case's answer and the caller's CPU budget after it (undefined when the shared counters cannot say). */
+export interface Metered<T> {
+  result: T;
+  budget: QuotaState | undefined;
+}
+
+/**
+ * Goal feasibility: a pure computation of up to ~100 ms of CPU, run on the compute pool's threads (never on the event
+ * loop) and charged to the caller's CPU budget — here, where every interface passes, so REST, GraphQL and MCP spend
+ * one budget. A spent budget is 429 quota-exceeded before anything runs; a full pool is 503 service-busy.
+ */
 export class GoalService {
-  evaluateFeasibility(_actor: Actor<'evaluateGoalFeasibility'>, input: FeasibilityInput): FeasibilityResult {
+  constructor(
+    private readonly pool: ComputePool,
+    private readonly budget: CpuBudget,
+  ) {}
+
+  async evaluateFeasibility(actor: Actor<'evaluateGoalFeasibility'>, input: FeasibilityInput): Promise<Metered<FeasibilityResult>> {
+    // The amounts' minor unit (the schema cannot say it per market) is checked before anything is spent.
     checkGoalAmounts(input);
-    return evaluateFeasibility(input);
+    const key = CpuBudget.keyOf(actor);
+    await this.budget.check(key);
+    const computed = await this.pool.run('feasibility', input);
+    // A refused input cost CPU too (little): every computation is charged.
+    const budget = await this.budget.charge(key, computed.cpuMs);
+    if (!computed.ok) throw computed.error;
+    return { result: computed.value, budget };
   }
 }

@@ -6,7 +6,10 @@ import { loadSigningKey } from '../auth/keys.js';
 import { SecretHasher } from '../auth/secrets.js';
 import { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../clock.js';
+import { CPU_POLICY, CPU_WINDOW_MS, CpuBudget } from '../compute/cpu-budget.js';
+import { ComputePool } from '../compute/pool.js';
 import { loadDocument } from '../document.js';
+import { MemoryWindowCounter, type WindowCounter } from '../http/window-counters.js';
 import { BrokerService } from './brokers.js';
 import { ChallengeService } from './challenges.js';
 import { ClientService } from './clients.js';
@@ -51,6 +54,8 @@ export interface Services {
    * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
    */
   transaction<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T>;
+  /** Stops what the use cases hold besides the database (the compute pool's threads); for a server's drain. */
+  close(): Promise<void>;
 }
 
 /** What tests (or another deployment) may replace: the clock and the price source. */
@@ -59,7 +64,22 @@ export interface ServiceOverrides {
   prices?: PriceSource;
 }
 
-export async function createServices(config: Config, db: Db, overrides: ServiceOverrides = {}, document: Document = loadDocument()): Promise<Services> {
+/**
+ * Where budgets shared across instances keep their counts: the server's RateLimitStores (Redis when REDIS_URL is
+ * set). Without one (scripts, the CLI) each process counts in memory.
+ */
+export interface SharedCounters {
+  counter(name: string, windowMs: number): WindowCounter;
+}
+const processCounters: SharedCounters = { counter: (_name, windowMs) => new MemoryWindowCounter(windowMs) };
+
+export async function createServices(
+  config: Config,
+  db: Db,
+  overrides: ServiceOverrides = {},
+  document: Document = loadDocument(),
+  counters: SharedCounters = processCounters,
+): Promise<Services> {
   // One hasher for client secrets and passwords: bcrypt's share of the thread pool is governed in one place.
   const hasher = new SecretHasher(config.bcryptCost, config.bcryptConcurrency, config.bcryptWaitMs);
   const clients = new ClientService(db.kysely, hasher, config.clientStatusCacheMs);
@@ -74,11 +94,14 @@ export async function createServices(config: Config, db: Db, overrides: ServiceO
   const sessions = new SessionService(db.kysely, clock, await loadHmacKey(db.kysely, 'csrf'));
   const prices = overrides.prices ?? new SimulatedPriceSource();
   const meta = new MetaService({ store: new Store(db.kysely), clock, prices, config }, document);
+  // Heavy computations: one pool of threads per process, and each client's CPU budget in the shared counters.
+  const compute = new ComputePool({ threads: config.computeThreads, queueLength: config.computeQueueLength, deadlineMs: config.requestTimeoutMs });
+  const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
 
   const bind = (store: Store): Services => {
     const ctx: ServiceContext = { store, clock, prices, config };
     return {
-      goals: new GoalService(),
+      goals: new GoalService(compute, budget),
       policies: new PolicyService(ctx),
       portfolio: new PortfolioService(ctx),
       brokers: new BrokerService(),
@@ -94,6 +117,7 @@ export async function createServices(config: Config, db: Db, overrides: ServiceO
       people: new PeopleService(ctx, { challenges, failures, sessions, hasher }),
       sessions,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
+      close: () => compute.close(),
     };
   };
   return bind(new Store(db.kysely));

@@ -177,6 +177,8 @@ describe('schema.graphql holds to openapi.yaml', () => {
       `at most ${LIMITS.maxCost}`,
       `costs ${LIMITS.rootFieldCost}`,
       `at most ${LIMITS.maxPageSize}`,
+      `${LIMITS.feasibilityMonthCost} per month of its horizon with a \`monthly_contribution\``,
+      `${LIMITS.feasibilityMonthCostWithoutContribution} per month without`,
     ];
     for (const text of stated) {
       expect(description, 'schema.graphql').to.include(text);

@@ -94,6 +94,43 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
     expectRefused(await graphql(server, document, { token }), 'QUERY_TOO_COSTLY');
   });
 
+  describe('goalFeasibility costs what its computation costs: 0.75 a month of horizon with a contribution, 0.5 without', () => {
+    const goal = (i: number, contribution: boolean) =>
+      `g${i}: goalFeasibility(input: {capital: 10000, target: 5000000, horizon_years: 100, market: "US"${contribution ? ', monthly_contribution: 2000' : ''}, assumptions: {expected_return: 0.3, volatility: 0.9${String(i).padStart(2, '0')}}}) { probability }`;
+    const document = (count: number, contribution = true) => `{ ${Array.from({ length: count }, (_, i) => goal(i, contribution)).join(' ')} }`;
+
+    it('refuses issue 20’s document (46 aliases of 100-year goals with contributions, σ about 0.9) before anything runs', async () => {
+      const query = `{${Array.from({ length: 46 }, (_, i) => `g${i}:goalFeasibility(input:{capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000,assumptions:{expected_return:0.3,volatility:0.9${String(i).padStart(2, '0')}}}){probability}`).join(' ')}}`;
+      expect(query.length).to.be.within(7000, LIMITS.maxDocumentLength);
+      const error = expectRefused(await graphql(server, query, { token }), 'QUERY_TOO_COSTLY');
+      // Each: 100 (root field) + 1200 months × 0.75 + 1 (probability).
+      expect(error.extensions).to.include({ limit: LIMITS.maxCost, actual: 46 * 1001 });
+    });
+
+    it('admits nine 100-year goals with contributions (9009) and refuses ten (10010)', async () => {
+      const nine = await graphql(server, document(9), { token });
+      expect(nine.body.errors).to.equal(undefined);
+      expect(Object.values(nine.body.data).map((g) => typeof (g as { probability: unknown }).probability)).to.deep.equal(Array(9).fill('number'));
+      expect(expectRefused(await graphql(server, document(10), { token }), 'QUERY_TOO_COSTLY').extensions.actual).to.equal(10 * 1001);
+    });
+
+    it('counts a goal without contributions at 0.5 a month (701 for 100 years), also when the input is a variable', async () => {
+      expect(expectRefused(await graphql(server, document(15, false), { token }), 'QUERY_TOO_COSTLY').extensions.actual).to.equal(15 * 701);
+      const input = { capital: 10000, target: 5000000, horizon_years: 100, market: 'US', monthly_contribution: 2000 };
+      const aliases = Array.from({ length: 10 }, (_, i) => `v${i}: goalFeasibility(input: $goal) { probability }`).join(' ');
+      const refused = await graphql(server, `query Q($goal: GoalFeasibilityRequest!) { ${aliases} }`, { token, variables: { goal: input } });
+      expect(expectRefused(refused, 'QUERY_TOO_COSTLY').extensions.actual).to.equal(10 * 1001);
+    });
+
+    it('admits a handful of ordinary goals (30 years with contributions cost 371 each)', async () => {
+      const fields = Array.from({ length: 5 }, (_, i) => `o${i}: goalFeasibility(input: {capital: ${20000 + i * 1000}, target: 400000, horizon_years: 30, market: "US", monthly_contribution: 500}) { probability }`);
+      const response = await graphql(server, `{ ${fields.join(' ')} }`, { token });
+      expect(response.status).to.equal(200);
+      expect(response.body.errors).to.equal(undefined);
+      expect(Object.keys(response.body.data)).to.deep.equal(['o0', 'o1', 'o2', 'o3', 'o4']);
+    });
+  });
+
   it('refuses a batch (a JSON array of operations) with a clear error', async () => {
     const response = await fetch(`${server.api.baseUrl}/graphql`, {
       method: 'POST',

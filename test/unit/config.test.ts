@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -27,6 +28,10 @@ describe('configuration from the environment', () => {
     ['MCP_ALLOWED_ORIGINS', 'assistant.example', /http:\/\/ or https:\/\/ origins/],
     ['MCP_ALLOWED_ORIGINS', 'https://ok.example, ftp://files.example', /"ftp:\/\/files.example"/],
     ['MCP_ALLOWED_ORIGINS', 'https://assistant.example/app', /not an origin .*"https:\/\/assistant.example"/],
+    ['COMPUTE_THREADS', '0', /between 1 and 64/],
+    ['COMPUTE_QUEUE_LENGTH', '-1', /whole number/],
+    ['COMPUTE_QUEUE_LENGTH', '10001', /between 0 and 10000/],
+    ['CPU_BUDGET_MS_PER_MINUTE', '0', /between 1 and/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -60,6 +65,13 @@ describe('configuration from the environment', () => {
 
   it('bounds every Redis command of the rate limits and limits failed authentications per client address and per client by default', () => {
     expect(loadConfig({})).to.include({ rateLimitRedisTimeoutMs: 100, rateLimitRedisBreakerMs: 5000, tokenFailureLimitPerMinute: 10, tokenClientFailureLimitPerMinute: 100 });
+  });
+
+  it('sizes the compute pool to leave the event loop a core (each WEB_CONCURRENCY process has its own), and gives each client 10 s of CPU a minute', () => {
+    const cores = availableParallelism();
+    expect(loadConfig({})).to.include({ computeThreads: Math.max(1, cores - 1), computeQueueLength: 64, cpuBudgetMsPerMinute: 10_000 });
+    expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).computeThreads).to.equal(Math.max(1, Math.floor(cores / 2) - 1));
+    expect(loadConfig({ COMPUTE_THREADS: '3', COMPUTE_QUEUE_LENGTH: '0', CPU_BUDGET_MS_PER_MINUTE: '500' })).to.include({ computeThreads: 3, computeQueueLength: 0, cpuBudgetMsPerMinute: 500 });
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
