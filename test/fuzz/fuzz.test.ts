@@ -151,7 +151,6 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
 
   it(`holds ${EXAMPLES} MCP calls of every tool with generated arguments (valid and invalid) to the tools' schemas and problems`, async () => {
     const { credentials, baseUrl } = target;
-    const client = await connectMcp({ url: baseUrl }, credentials.full);
     // What the SDK client sends for one call (stateless Streamable HTTP), to reproduce a finding with curl.
     const curlOfCall = (name: string, args: unknown) =>
       curlOf(baseUrl, {
@@ -164,13 +163,16 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
         ],
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
       });
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.length).to.be.greaterThan(10);
-      const failures: string[] = [];
-      const valid = Math.ceil(EXAMPLES * 0.6);
-      for (const tool of tools) {
-        if (watch.halted) break;
+    const lister = await connectMcp({ url: baseUrl }, credentials.full);
+    const { tools } = await lister.listTools().finally(() => lister.close());
+    expect(tools.length).to.be.greaterThan(10);
+    const failures: string[] = [];
+    const valid = Math.ceil(EXAMPLES * 0.6);
+    for (const tool of tools) {
+      if (watch.halted) break;
+      // A client per tool: the SDK's transport leaves a listener on one AbortSignal per call it has made.
+      const client = await connectMcp({ url: baseUrl }, credentials.full);
+      try {
         const schema = tool.inputSchema as Json;
         const samples = [
           ...fc.sample(fuzzer.schemas.valid(schema), { seed: seedOf(tool.name), numRuns: valid }),
@@ -193,11 +195,11 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
             if (error instanceof DeadlineMissed || !/-32602|Invalid|validation/i.test(String(error))) failures.push(`${call}: ${String(error).slice(0, 200)}\n  ${curl}`);
           }
         }
+      } finally {
+        await client.close();
       }
-      expect(failures, report(failures)).to.deep.equal([]);
-    } finally {
-      await client.close();
     }
+    expect(failures, report(failures)).to.deep.equal([]);
   });
 
   it(`holds ${EXAMPLES} GraphQL documents of each field with generated variables to GraphQL over HTTP and its problems`, async () => {

@@ -130,10 +130,11 @@ export class ContractFuzzer {
   /** A value for one parameter: valid, or (when `breaking`) one the schema refuses, as the text sent on the wire. */
   private parameterValue(parameter: Parameter): Arbitrary<ParameterValue> {
     const valid = this.schemas.valid(parameter.schema).map((v) => ({ text: String(v) }));
+    const isString = deref(this.document, parameter.schema).type === 'string';
     const invalid = this.schemas
       .invalid(parameter.schema)
-      // On the wire every parameter is text: a number is a valid value of a string parameter once written.
-      .filter((v) => v !== null && typeof v !== 'object' && !(parameter.schema.type === 'string' && typeof v !== 'string'))
+      // On the wire every parameter is text: a number (0) can be a valid value of a string parameter once written.
+      .filter((v) => v !== null && typeof v !== 'object' && !(isString && this.schemas.accepts(parameter.schema, String(v))))
       .map((v) => ({ text: String(v), breaks: `${parameter.in} ${parameter.name}` }));
     const arbitraries: Arbitrary<ParameterValue>[] = [valid, valid, invalid];
     if (parameter.in === 'header') arbitraries.push(CONTROL.map((c) => ({ text: `k${c}`, breaks: `header ${parameter.name} holds a control character` })));

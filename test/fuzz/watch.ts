@@ -133,7 +133,7 @@ export class ServiceWatch {
   }
 
   summary(): string {
-    const slowest = this.slowest.curl ? `slowest answer ${Math.round(this.slowest.ms)} ms: ${this.slowest.curl.slice(0, 300)}` : 'nothing answered';
+    const slowest = this.slowest.curl ? `slowest answer ${Math.round(this.slowest.ms)} ms: ${this.slowest.curl}` : 'nothing answered';
     return `${this.requests.toLocaleString('en')} requests; max RSS ${mib(this.maxRssBytes)} (bound ${mib(this.limits.rssBytes)}); ${slowest}`;
   }
 
