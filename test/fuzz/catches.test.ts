@@ -80,14 +80,14 @@ describe('the fuzzer catches what it must, against deliberately broken servers',
       watched.check(port, `http://127.0.0.1:${port}`, { operationId, request: { method, target, headers: [], body: method === 'POST' ? '{}' : undefined }, breaks: undefined });
 
     it('reports a request not answered within the deadline with its curl, and times the ones that are', async () => {
-      watch = new ServiceWatch(service, limits(500));
+      watch = new ServiceWatch(service, limits(1_500));
       const watched = new ContractFuzzer(document, watch);
       await send(watched, 'getHealth', 'GET', '/healthz');
       expect(watch.findings, 'an answer in time').to.deep.equal([]);
       const finding = await send(watched, 'listOrders', 'GET', '/v1/orders?limit=2');
-      expect(finding?.problem).to.equal('not answered within 500 ms (the deadline)');
+      expect(finding?.problem).to.equal('not answered within 1500 ms (the deadline)');
       expect(finding?.curl).to.equal(`curl -i --path-as-is -X GET 'http://127.0.0.1:${port}/v1/orders?limit=2'`);
-      expect(watch.findings).to.deep.equal([{ problem: 'not answered within 500 ms (the deadline)', requests: [finding!.curl] }]);
+      expect(watch.findings).to.deep.equal([{ problem: 'not answered within 1500 ms (the deadline)', requests: [finding!.curl] }]);
       expect(watch.slowest.curl, 'the slowest answer').to.include('/healthz');
       expect(watch.halted, 'one late request does not stop the run').to.equal(undefined);
     });
