@@ -56,13 +56,22 @@ bench-tools:
 	  { apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1; }; }; } || \
 	  echo "wrk is not installed: the throughput cases use autocannon"
 
+# The in-repo fuzzer (test/fuzz/) at FUZZ_EXAMPLES generated requests per operation (and calls per MCP tool, documents
+# per GraphQL field) against the compiled service in a process of its own, started as `make run` starts it, on
+# PostgreSQL when one answers (TEST_DATABASE_URL) else embedded; the service's RSS must stay under 1 GiB and every
+# request be answered within 5 s. FUZZ_SEED picks another seed. `make test` runs the same suites at 40, through tsx.
+FUZZ_EXAMPLES ?= 100
+fuzz: build
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_MAIN=dist/src/main.js npx mocha --no-config --node-option import=tsx --timeout 30000 --exit test/fuzz/*.test.ts
+
 # Schemathesis (through Docker) against a running server: every check, every phase including the stateful one that
 # follows the spec's links. Needs Docker, the server (make run) and a client's credentials in CLIENT_ID/CLIENT_SECRET.
+.PHONY: fuzz-schemathesis
 FUZZ_URL ?= http://localhost:3000
-FUZZ_MAX_EXAMPLES ?= 50
-fuzz:
-	@test -n "$$CLIENT_ID" -a -n "$$CLIENT_SECRET" || { echo "make fuzz: set CLIENT_ID and CLIENT_SECRET (make run prints them)"; exit 64; }
-	@command -v docker >/dev/null || { echo "make fuzz: needs Docker (schemathesis/schemathesis image); the in-repo fuzzer runs in make test"; exit 69; }
+FUZZ_MAX_EXAMPLES ?= 100
+fuzz-schemathesis:
+	@test -n "$$CLIENT_ID" -a -n "$$CLIENT_SECRET" || { echo "make fuzz-schemathesis: set CLIENT_ID and CLIENT_SECRET (make run prints them)"; exit 64; }
+	@command -v docker >/dev/null || { echo "make fuzz-schemathesis: needs Docker (schemathesis/schemathesis image); make fuzz runs the in-repo fuzzer without it"; exit 69; }
 	token=$$(curl -sS --fail-with-body -u "$$CLIENT_ID:$$CLIENT_SECRET" -d grant_type=client_credentials -d scope="read write trade" $(FUZZ_URL)/oauth/token \
 	  | node -e 'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).access_token))') && \
 	docker run --rm --network host schemathesis/schemathesis:stable run $(FUZZ_URL)/openapi.json --url $(FUZZ_URL) \

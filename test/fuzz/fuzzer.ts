@@ -4,6 +4,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import { assertConforms } from '../support/conformance.js';
 import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
+import { DeadlineMissed, type ServiceWatch } from './watch.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -12,6 +13,8 @@ interface Parameter {
   in: 'path' | 'query' | 'header';
   required: boolean;
   schema: Json;
+  /** The value the spec shows (`example`, the first of `examples`, or its schema's), if any. */
+  example: unknown;
 }
 
 export interface FuzzOperation {
@@ -19,8 +22,10 @@ export interface FuzzOperation {
   method: string;
   path: string;
   parameters: Parameter[];
-  body: { mediaType: string; schema: Json; required: boolean } | undefined;
+  body: { mediaType: string; schema: Json; required: boolean; example: unknown } | undefined;
   bearer: boolean;
+  /** Whether the client authenticates itself (HTTP Basic, the token endpoint). */
+  clientBasic: boolean;
   responses: Json;
 }
 
@@ -47,8 +52,23 @@ export interface Finding {
   curl: string;
 }
 
+/** Who a generated request claims to be: a token with every scope, one with `read`, none, a garbage one, or Basic. */
+type Who = 'full' | 'read' | 'none' | 'garbage' | 'basic';
+/** A parameter's text on the wire, and what it breaks when it breaks the schema on purpose. */
+type ParameterValue = { text: string; breaks?: string };
+type Payload = { text?: string; contentType?: string; breaks?: string };
+
 const CONTROL = fc.constantFrom('\x01', '\x1f', '\x7f', '\x00', 'a\x08b');
 const PATH_JUNK = fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2e%2e', '%00', '%20%31', '0x10', '1e3', '01', ' 1', '-1', 'a'.repeat(300), '%2F');
+
+/** The example a spec node shows: `example`, else the first of `examples` (a map of Example objects or a list). */
+function exampleOf(node: Json | undefined): unknown {
+  if (!node) return undefined;
+  if (node.example !== undefined) return node.example;
+  if (Array.isArray(node.examples)) return node.examples[0];
+  const first = Object.values((node.examples ?? {}) as Json)[0] as Json | undefined;
+  return first?.value;
+}
 
 function deref(document: Json, node: Json): Json {
   let current = node;
@@ -70,7 +90,14 @@ export class ContractFuzzer {
   readonly statuses = new Map<string, Map<number, number>>();
   private readonly ajv = new Ajv2020.default({ strict: false, allErrors: true });
 
-  constructor(readonly document: Json) {
+  /**
+   * @param watch when given, every request goes through it: ended at its deadline, and named when the service's
+   * memory crosses its bound while it is in flight.
+   */
+  constructor(
+    readonly document: Json,
+    readonly watch?: ServiceWatch,
+  ) {
     this.schemas = new SchemaArbitraries(document);
     addFormats.default(this.ajv);
     this.ajv.addSchema(document, 'openapi.json');
@@ -84,9 +111,16 @@ export class ContractFuzzer {
           operationId: operation.operationId,
           method: method.toUpperCase(),
           path,
-          parameters: parameters.map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? { type: 'string' } })),
-          body: mediaType ? { mediaType, schema: content.schema, required: Boolean(requestBody?.required) } : undefined,
+          parameters: parameters.map((p) => ({
+            name: p.name,
+            in: p.in,
+            required: Boolean(p.required),
+            schema: p.schema ?? { type: 'string' },
+            example: exampleOf(p) ?? exampleOf(p.schema && deref(document, p.schema)),
+          })),
+          body: mediaType ? { mediaType, schema: content.schema, required: Boolean(requestBody?.required), example: exampleOf(content) ?? exampleOf(deref(document, content.schema)) } : undefined,
           bearer: ((operation.security ?? []) as Json[]).some((s) => 'OAuth2' in s),
+          clientBasic: ((operation.security ?? []) as Json[]).some((s) => 'ClientBasic' in s),
           responses: operation.responses,
         });
       }
@@ -94,14 +128,15 @@ export class ContractFuzzer {
   }
 
   /** A value for one parameter: valid, or (when `breaking`) one the schema refuses, as the text sent on the wire. */
-  private parameterValue(parameter: Parameter): Arbitrary<{ text: string; breaks?: string }> {
+  private parameterValue(parameter: Parameter): Arbitrary<ParameterValue> {
     const valid = this.schemas.valid(parameter.schema).map((v) => ({ text: String(v) }));
+    const isString = deref(this.document, parameter.schema).type === 'string';
     const invalid = this.schemas
       .invalid(parameter.schema)
-      // On the wire every parameter is text: a number is a valid value of a string parameter once written.
-      .filter((v) => v !== null && typeof v !== 'object' && !(parameter.schema.type === 'string' && typeof v !== 'string'))
+      // On the wire every parameter is text: a number (0) can be a valid value of a string parameter once written.
+      .filter((v) => v !== null && typeof v !== 'object' && !(isString && this.schemas.accepts(parameter.schema, String(v))))
       .map((v) => ({ text: String(v), breaks: `${parameter.in} ${parameter.name}` }));
-    const arbitraries: Arbitrary<{ text: string; breaks?: string }>[] = [valid, valid, invalid];
+    const arbitraries: Arbitrary<ParameterValue>[] = [valid, valid, invalid];
     if (parameter.in === 'header') arbitraries.push(CONTROL.map((c) => ({ text: `k${c}`, breaks: `header ${parameter.name} holds a control character` })));
     if (parameter.in === 'path') arbitraries.push(PATH_JUNK.map((text) => ({ text, breaks: `path ${parameter.name} is not a valid value` })));
     return fc.oneof(...arbitraries);
@@ -114,38 +149,56 @@ export class ContractFuzzer {
         p.required ? this.parameterValue(p).map((v) => ({ p, v })) : fc.option(this.parameterValue(p), { nil: undefined, freq: 2 }).map((v) => ({ p, v })),
       ),
     );
-    const auth = fc.constantFrom<'full' | 'read' | 'none' | 'garbage' | 'basic'>('full', 'full', 'full', 'read', 'none', 'garbage', ...(operation.bearer ? [] : (['basic'] as const)));
+    const auth = fc.constantFrom<Who>('full', 'full', 'full', 'read', 'none', 'garbage', ...(operation.bearer ? [] : (['basic'] as const)));
     const body = this.body(operation);
-    return fc.tuple(parameters, auth, body).map(([values, who, payload]) => {
-      let path = operation.path;
-      const query: string[] = [];
-      const headers: [string, string][] = [];
-      const breaks: string[] = [];
-      for (const { p, v } of values) {
-        if (!v) continue;
-        if (v.breaks) breaks.push(v.breaks);
-        const encoded = v.breaks && p.in === 'path' ? v.text.replace(/[^\x21-\x7e]/g, encodeURIComponent).replace(/[/?#]/g, encodeURIComponent) : encodeURIComponent(v.text);
-        if (p.in === 'path') path = path.replace(`{${p.name}}`, encoded);
-        else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${encoded}`);
-        else headers.push([p.name, v.text]);
-      }
-      if (who === 'full') headers.push(['Authorization', `Bearer ${credentials.full}`]);
-      if (who === 'read') headers.push(['Authorization', `Bearer ${credentials.readOnly}`]);
-      if (who === 'garbage') headers.push(['Authorization', 'Bearer not.a.token']);
-      if (who === 'basic') headers.push(['Authorization', `Basic ${Buffer.from(credentials.basic).toString('base64')}`]);
-      if (payload.contentType) headers.push(['Content-Type', payload.contentType]);
-      if (payload.breaks) breaks.push(payload.breaks);
-      const target = `${path}${query.length ? `?${query.join('&')}` : ''}`;
-      return { operationId: operation.operationId, request: { method: operation.method, target, headers, body: payload.text }, breaks: breaks.length ? breaks.join('; ') : undefined };
-    });
+    return fc.tuple(parameters, auth, body).map(([values, who, payload]) => this.assemble(operation, credentials, values, who, payload));
   }
 
-  private body(operation: FuzzOperation): Arbitrary<{ text?: string; contentType?: string; breaks?: string }> {
+  /**
+   * The request the spec's own examples make (every parameter and the body it shows an example for, with a token
+   * holding every scope), as Schemathesis's examples phase sends: deep by construction (a generated market is the
+   * one the paper broker trades, US, only one time in twelve). Undefined when the spec shows nothing to send.
+   */
+  declared(operation: FuzzOperation, credentials: Credentials): Case | undefined {
+    const values = operation.parameters.filter((p) => p.example !== undefined).map((p) => ({ p, v: { text: String(p.example) } }));
+    const example = operation.body?.example;
+    if (!values.length && example === undefined) return undefined;
+    const payload = example === undefined ? {} : { text: this.encode(operation.body!.mediaType, example), contentType: operation.body!.mediaType };
+    return this.assemble(operation, credentials, values, operation.bearer ? 'full' : operation.clientBasic ? 'basic' : 'none', payload);
+  }
+
+  private assemble(operation: FuzzOperation, credentials: Credentials, values: { p: Parameter; v: ParameterValue | undefined }[], who: Who, payload: Payload): Case {
+    let path = operation.path;
+    const query: string[] = [];
+    const headers: [string, string][] = [];
+    const breaks: string[] = [];
+    for (const { p, v } of values) {
+      if (!v) continue;
+      if (v.breaks) breaks.push(v.breaks);
+      const encoded = v.breaks && p.in === 'path' ? v.text.replace(/[^\x21-\x7e]/g, encodeURIComponent).replace(/[/?#]/g, encodeURIComponent) : encodeURIComponent(v.text);
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encoded);
+      else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${encoded}`);
+      else headers.push([p.name, v.text]);
+    }
+    if (who === 'full') headers.push(['Authorization', `Bearer ${credentials.full}`]);
+    if (who === 'read') headers.push(['Authorization', `Bearer ${credentials.readOnly}`]);
+    if (who === 'garbage') headers.push(['Authorization', 'Bearer not.a.token']);
+    if (who === 'basic') headers.push(['Authorization', `Basic ${Buffer.from(credentials.basic).toString('base64')}`]);
+    if (payload.contentType) headers.push(['Content-Type', payload.contentType]);
+    if (payload.breaks) breaks.push(payload.breaks);
+    const target = `${path}${query.length ? `?${query.join('&')}` : ''}`;
+    return { operationId: operation.operationId, request: { method: operation.method, target, headers, body: payload.text }, breaks: breaks.length ? breaks.join('; ') : undefined };
+  }
+
+  private encode(mediaType: string, value: unknown): string {
+    return mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(Object.entries(value as object).map(([k, v]) => [k, String(v)])).toString() : JSON.stringify(value);
+  }
+
+  private body(operation: FuzzOperation): Arbitrary<Payload> {
     const declared = operation.body;
     // A body on GET is ignored (documented); on other methods that take none it is refused.
     if (!declared) return fc.oneof(fc.constant({}), fc.constant({}), fc.constant({ text: '{"x":1}', contentType: 'application/json', breaks: operation.method === 'GET' ? undefined : 'a body the operation does not take' }));
-    const encode = (value: unknown) =>
-      declared.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(Object.entries(value as object).map(([k, v]) => [k, String(v)])).toString() : JSON.stringify(value);
+    const encode = (value: unknown) => this.encode(declared.mediaType, value);
     const valid = this.schemas.valid(declared.schema).map((value) => ({ text: encode(value), contentType: declared.mediaType }));
     const invalid = this.schemas
       .invalid(declared.schema)
@@ -155,24 +208,31 @@ export class ContractFuzzer {
       { text: '{"unterminated', contentType: declared.mediaType, breaks: 'body is not well-formed' },
       { text: 'plain text', contentType: 'text/plain', breaks: 'body has an undeclared media type' },
     );
-    const options: Arbitrary<{ text?: string; contentType?: string; breaks?: string }>[] = [valid, valid, valid, invalid, malformed];
+    const options: Arbitrary<Payload>[] = [valid, valid, valid, invalid, malformed];
     options.push(declared.required ? fc.constant({ breaks: 'the required body is missing' }) : fc.constant({}));
     return fc.oneof(...options);
   }
 
   /** Sends a case and holds the answer to the contract; a finding names what is wrong and how to reproduce it. */
   async check(port: number, baseUrl: string, testCase: Case): Promise<Finding | undefined> {
-    const finding = (problem: string) => ({ operationId: testCase.operationId, problem, curl: curlOf(baseUrl, testCase.request) });
+    return (await this.send(port, baseUrl, testCase)).finding;
+  }
+
+  /** Like `check`, with the answer (when there was one) for a caller that reads it. */
+  async send(port: number, baseUrl: string, testCase: Case): Promise<{ finding?: Finding; response?: RawResponse }> {
+    const curl = curlOf(baseUrl, testCase.request);
+    const finding = (problem: string) => ({ operationId: testCase.operationId, problem, curl });
     let response: RawResponse;
     try {
-      response = await rawRequest(port, testCase.request);
+      const exchange = (signal?: AbortSignal) => rawRequest(port, testCase.request, signal);
+      response = this.watch ? await this.watch.exchange(curl, exchange) : await exchange();
     } catch (error) {
-      return finding(`no HTTP answer: ${(error as Error).message}`);
+      return { finding: finding(error instanceof DeadlineMissed ? error.message : `no HTTP answer: ${(error as Error).message}`) };
     }
     const counts = this.statuses.get(testCase.operationId) ?? new Map<number, number>();
     counts.set(response.status, (counts.get(response.status) ?? 0) + 1);
     this.statuses.set(testCase.operationId, counts);
-    return this.judge(testCase, response, finding);
+    return { finding: this.judge(testCase, response, finding), response };
   }
 
   judge(testCase: Case, response: RawResponse, finding: (problem: string) => Finding): Finding | undefined {

@@ -29,19 +29,29 @@ function dechunk(data: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-/** One HTTP/1.1 exchange over a fresh connection (`Connection: close`), bytes in and bytes out. */
-export function rawRequest(port: number, request: RawRequest, timeoutMs = 20_000): Promise<RawResponse> {
+/**
+ * One HTTP/1.1 exchange over a fresh connection (`Connection: close`), bytes in and bytes out. `signal` ends it early
+ * (a watch's deadline); without one, an answer that does not come within `timeoutMs` is an error.
+ */
+export function rawRequest(port: number, request: RawRequest, signal?: AbortSignal, timeoutMs = 20_000): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => socket.destroy(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    const abort = () => socket.destroy(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    const settled = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    };
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (error) => {
-      clearTimeout(timer);
+      settled();
       reject(error);
     });
     socket.on('close', () => {
-      clearTimeout(timer);
+      settled();
       const data = Buffer.concat(chunks);
       const headerEnd = data.indexOf('\r\n\r\n');
       if (headerEnd < 0) return reject(new Error(`no HTTP response (${data.length} bytes): ${JSON.stringify(data.toString('latin1').slice(0, 200))}`));

@@ -146,7 +146,7 @@ describe('heavy computations on the compute pool (goal feasibility off the event
   it('compiled (dist/, as `make run` starts it): computes on its pool, and exits 0 on SIGTERM once drained', async function () {
     this.timeout(240_000); // compiling dist/ when a source changed takes a minute on a busy machine
     await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
-    const service = await startServiceProcess({ COMPUTE_THREADS: '2' }, undefined, true);
+    const service = await startServiceProcess({ COMPUTE_THREADS: '2' }, undefined, 'dist/src/main.js');
     try {
       const { id, secret } = service.credentials();
       const base = `http://127.0.0.1:${service.port}`;

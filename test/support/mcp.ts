@@ -1,10 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TestServer } from './server.js';
 
-/** The stock MCP SDK client, connected to the test server's `/mcp` with a bearer token. */
-export async function connectMcp(server: TestServer, token: string): Promise<Client> {
+/** The stock MCP SDK client, connected to the test server's `/mcp` (or any service's at `url`) with a bearer token. */
+export async function connectMcp(server: Pick<TestServer, 'url'>, token: string): Promise<Client> {
   const client = new Client({ name: 'ias-tests', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -14,8 +15,8 @@ export async function connectMcp(server: TestServer, token: string): Promise<Cli
 }
 
 /** Calls a tool; answers its structured result, or the problem document of an isError result. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}, options?: RequestOptions) {
+  const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   const text = result.content.find((c) => c.type === 'text');
   if (result.isError) return { ok: false as const, problem: JSON.parse(text && 'text' in text ? text.text : 'null'), result };
   return { ok: true as const, value: result.structuredContent as any, result };

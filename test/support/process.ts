@@ -36,15 +36,15 @@ export interface ServiceProcess {
 }
 
 /**
- * `src/main.ts --demo` on an embedded database (a fresh one unless `dataDir` is given), as `make run` starts it;
- * `compiled`: `dist/src/main.js` (build it first, `scripts/build.mjs`), as `make run` and production run it.
+ * `src/main.ts --demo` on an embedded database (a fresh one unless `dataDir` is given), as `make run` starts it; `main`
+ * may name the compiled entry (`dist/src/main.js`, after `make build`) instead.
  */
-export async function startServiceProcess(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'ias-process-')), compiled = false): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'ias-process-')), main = 'src/main.ts'): Promise<ServiceProcess> {
   const port = await freePort();
   const dashboardPort = await freePort();
   // node itself with tsx as a loader: one process, so killing it stops the server (the tsx wrapper would leave
   // its child running, holding the test runner's output open).
-  const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), compiled ? 'dist/src/main.js' : 'src/main.ts', '--demo'], {
+  const child = spawn(process.execPath, [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), main, '--demo'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DASHBOARD_PORT: String(dashboardPort), DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', DASHBOARD_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
