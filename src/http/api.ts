@@ -34,6 +34,12 @@ function ajvFor2020(_ajv: unknown, options: object) {
   return createContractAjv(options) as never;
 }
 
+/**
+ * POSTs that store nothing and compute on the pool (goal feasibility: its input is a document): a keyed one computes
+ * outside the key's transaction, which would otherwise hold a database connection while it waits for a thread.
+ */
+const COMPUTATIONS = new Set(['evaluateGoalFeasibility']);
+
 export interface ApiRequestState {
   requestInfo: RequestInfo;
   log: Logger;
@@ -170,7 +176,9 @@ export async function createApiMiddleware(
     const key = req.headers['idempotency-key'];
     if (typeof key === 'string' && actor && keyed.has(operation)) {
       const request = { accountId: actor.accountId, clientId: actor.clientId, operationId: operation.operationId!, key, fingerprint: fingerprint(req.method, RouteTable.normalize(req.path), body) };
-      return idempotency.run(request, (bound) => invoke(operation, parsed, actor, state, bound), (error) => errorToReply(error, baseUrl, state.log, operation));
+      const failure = (error: unknown) => errorToReply(error, baseUrl, state.log, operation);
+      if (COMPUTATIONS.has(operation.operationId!)) return idempotency.runComputation(request, () => invoke(operation, parsed, actor, state, services), failure);
+      return idempotency.run(request, (bound) => invoke(operation, parsed, actor, state, bound), failure);
     }
     return invoke(operation, parsed, actor, state, services);
   };

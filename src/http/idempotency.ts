@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
+import type { Queryable } from '../services/store.js';
 import type { Reply } from './reply.js';
 
 /** Who sent a keyed request, to which operation, with which key, and a fingerprint of what it asked. */
@@ -80,28 +81,10 @@ export class IdempotencyKeys {
     try {
       return await this.services.transaction(async (services, store) => {
         const trx = store.db;
-        const lockKey = `idempotency ${request.accountId} ${request.clientId} ${request.operationId} ${request.key}`;
-        const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`.execute(trx);
-        if (!locked.rows[0]?.locked) {
-          throw new ProblemError('idempotency-key-in-use', `A request with Idempotency-Key "${request.key}" is still running; retry once it has finished.`, {}, { 'Retry-After': '1' });
-        }
+        await this.lock(trx, request);
         const now = new Date();
-        const stored = await trx
-          .selectFrom('idempotency_keys')
-          .selectAll()
-          .where('account_id', '=', request.accountId)
-          .where('client_id', '=', request.clientId)
-          .where('operation_id', '=', request.operationId)
-          .where('key', '=', request.key)
-          .executeTakeFirst();
-        if (stored && stored.expires_at > now) {
-          if (stored.fingerprint !== request.fingerprint) {
-            throw new ProblemError('idempotency-key-reused', `Idempotency-Key "${request.key}" was already used with a different request (method, path or body); use a new key for a new request.`);
-          }
-          const headers = JSON.parse(stored.headers) as Record<string, string>;
-          return { status: stored.status, body: stored.body === null ? undefined : (JSON.parse(stored.body) as unknown), contentType: stored.content_type, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
-        }
-
+        const earlier = await this.stored(trx, request, now);
+        if (earlier) return earlier;
         await sql`savepoint idempotent_effect`.execute(trx);
         let reply: Reply;
         try {
@@ -111,26 +94,7 @@ export class IdempotencyKeys {
         }
         if (refused(reply)) await sql`rollback to savepoint idempotent_effect`.execute(trx);
         if (transient(reply)) throw new NotStored(reply);
-        const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.has(name.toLowerCase())));
-        const row = {
-          account_id: request.accountId,
-          client_id: request.clientId,
-          operation_id: request.operationId,
-          key: request.key,
-          fingerprint: request.fingerprint,
-          status: reply.status,
-          headers: JSON.stringify(headers),
-          body: reply.body === undefined ? null : JSON.stringify(reply.body),
-          content_type: reply.contentType ?? 'application/json',
-          created_at: now,
-          expires_at: new Date(now.getTime() + this.retentionMs),
-        };
-        // An expired row with the same key is replaced: after its retention a key is new again.
-        await trx
-          .insertInto('idempotency_keys')
-          .values(row)
-          .onConflict((oc) => oc.columns(['account_id', 'client_id', 'operation_id', 'key']).doUpdateSet(row))
-          .execute();
+        await this.record(trx, request, reply, now);
         store.onCommit(() => this.sweep());
         return reply;
       });
@@ -138,6 +102,83 @@ export class IdempotencyKeys {
       if (error instanceof NotStored) return error.reply;
       throw error;
     }
+  }
+
+  /**
+   * A keyed request whose operation stores nothing (a computation: goal feasibility), which may take a while on the
+   * compute pool: it runs before the key's transaction, so that no database connection waits for it, and its answer
+   * is stored after. A replay answers at once; two requests with one key that run together both compute, and the one
+   * that stores second answers what the first stored (the same computation's answer, as a replay).
+   */
+  async runComputation(request: KeyedRequest, work: () => Promise<Reply>, failure: (error: unknown) => Reply): Promise<Reply> {
+    const earlier = await this.services.transaction((_, store) => this.stored(store.db, request, new Date()));
+    if (earlier) return earlier;
+    let reply: Reply;
+    try {
+      reply = await work();
+    } catch (error) {
+      reply = failure(error);
+    }
+    if (transientStatus(reply)) return reply;
+    return this.services.transaction(async (_, store) => {
+      const now = new Date();
+      await this.lock(store.db, request);
+      const first = await this.stored(store.db, request, now);
+      if (first) return first;
+      await this.record(store.db, request, reply, now);
+      store.onCommit(() => this.sweep());
+      return reply;
+    });
+  }
+
+  /** The key's advisory lock for the transaction, or 409 idempotency-key-in-use when another request holds it. */
+  private async lock(trx: Queryable, request: KeyedRequest): Promise<void> {
+    const lockKey = `idempotency ${request.accountId} ${request.clientId} ${request.operationId} ${request.key}`;
+    const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`.execute(trx);
+    if (!locked.rows[0]?.locked) {
+      throw new ProblemError('idempotency-key-in-use', `A request with Idempotency-Key "${request.key}" is still running; retry once it has finished.`, {}, { 'Retry-After': '1' });
+    }
+  }
+
+  /** The stored answer under the key, as a replay; 422 idempotency-key-reused when it answered another request. */
+  private async stored(trx: Queryable, request: KeyedRequest, now: Date): Promise<Reply | undefined> {
+    const stored = await trx
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', request.accountId)
+      .where('client_id', '=', request.clientId)
+      .where('operation_id', '=', request.operationId)
+      .where('key', '=', request.key)
+      .executeTakeFirst();
+    if (!stored || stored.expires_at <= now) return undefined;
+    if (stored.fingerprint !== request.fingerprint) {
+      throw new ProblemError('idempotency-key-reused', `Idempotency-Key "${request.key}" was already used with a different request (method, path or body); use a new key for a new request.`);
+    }
+    const headers = JSON.parse(stored.headers) as Record<string, string>;
+    return { status: stored.status, body: stored.body === null ? undefined : (JSON.parse(stored.body) as unknown), contentType: stored.content_type, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
+  }
+
+  /** Stores the answer under the key; an expired row with the same key is replaced (after its retention a key is new again). */
+  private async record(trx: Queryable, request: KeyedRequest, reply: Reply, now: Date): Promise<void> {
+    const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.has(name.toLowerCase())));
+    const row = {
+      account_id: request.accountId,
+      client_id: request.clientId,
+      operation_id: request.operationId,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      status: reply.status,
+      headers: JSON.stringify(headers),
+      body: reply.body === undefined ? null : JSON.stringify(reply.body),
+      content_type: reply.contentType ?? 'application/json',
+      created_at: now,
+      expires_at: new Date(now.getTime() + this.retentionMs),
+    };
+    await trx
+      .insertInto('idempotency_keys')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'client_id', 'operation_id', 'key']).doUpdateSet(row))
+      .execute();
   }
 
   /** Deletes expired keys, at most once a minute per process; a failure is retried at the next one. */

@@ -257,4 +257,34 @@ describe('Idempotency-Key', () => {
       second?.stop();
     }
   });
+  it('computes a keyed goal feasibility outside the key’s transaction: no connection waits for the pool, and the answer replays', async function () {
+    if (!server.database.url) this.skip(); // connection states are PostgreSQL's
+    const token = await server.token(['read']);
+    // Heavy: σ 2 over 100 years with a contribution, each request its own key, more than the pool runs at once.
+    const goal = (i: number) => ({ capital: 1000 + i, target: 5e6, horizon_years: 100, market: 'US', monthly_contribution: 300, assumptions: { expected_return: 0.2, volatility: 2 } });
+    const ask = (i: number, key: string) => server.api.post('/v1/goals/feasibility', { token, json: goal(i), headers: { 'idempotency-key': key } });
+    const database = new URL(server.database.url).pathname.slice(1);
+    let answered = false;
+    let holding = 0;
+    const requests = Promise.all(Array.from({ length: 16 }, (_, i) => ask(i, `goal-${i}`))).finally(() => (answered = true));
+    // A transaction left open while its request waits for a thread (the keyed transaction around the computation)
+    // lives as long as the computations queued before it, hundreds of milliseconds; the key's own reads and writes
+    // last a few.
+    while (!answered) {
+      const states = await sql<{ count: number }>`select count(*)::int as count from pg_stat_activity
+        where datname = ${database} and state = 'idle in transaction' and now() - xact_start > interval '250 milliseconds'`.execute(server.database.db.kysely);
+      holding = Math.max(holding, states.rows[0]!.count);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const answers = await requests;
+    expect(answers.map((a) => a.status)).to.deep.equal(Array(16).fill(200));
+    expect(holding, 'connections idle in a transaction while computations waited').to.equal(0);
+    const again = await ask(0, 'goal-0');
+    expect(again.status).to.equal(200);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.body).to.deep.equal(answers[0]!.body);
+    const other = await ask(1, 'goal-0');
+    expect(other.status).to.equal(422);
+    expect(slug(other.body)).to.equal('idempotency-key-reused');
+  });
 });
