@@ -1,4 +1,4 @@
-// The backward month of the log grid (src/services/grid-reach.ts), in AssemblyScript compiled to WebAssembly with
+// The backward month of the log grid (src/feasibility/laws/log-grid-reach.ts), in AssemblyScript compiled to WebAssembly with
 // 128-bit SIMD (scripts/generate.mjs writes it to generated/grid-reach-wasm.ts).
 //
 // V_k(l) is the probability of reaching the target from L_k = l (L = ln(W/c)); a month back,

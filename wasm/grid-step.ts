@@ -1,4 +1,4 @@
-// The month-by-month step of the log-grid wealth law (src/services/wealth-grid.ts), in AssemblyScript compiled to
+// The month-by-month step of the log-grid wealth law (src/feasibility/laws/log-grid.ts), in AssemblyScript compiled to
 // WebAssembly with 128-bit SIMD (scripts/generate.mjs writes it to generated/grid-step-wasm.ts). The same
 // arithmetic as the JavaScript it replaced, in the same order, so the results are the same to the bit (but for the
 // sign of a zero); it runs about three times as fast, because two outputs share each instruction and memory access

@@ -1,4 +1,4 @@
-// The sums behind the conditional lognormal's moment tables (src/services/wealth.ts), in AssemblyScript compiled to
+// The sums behind the conditional lognormal's moment tables (src/feasibility/laws/conditional-lognormal.ts), in AssemblyScript compiled to
 // WebAssembly with 128-bit SIMD (scripts/generate.mjs writes it to generated/moments-wasm.ts). The same arithmetic
 // as the JavaScript it replaced, in the same order, so the results are the same to the bit; the logarithms and
 // exponentials stay in JavaScript, whose Math functions the module would not reproduce to the bit.

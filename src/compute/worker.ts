@@ -53,5 +53,5 @@ function measured<I, T>(compute: (input: I) => T): (input: I) => Outcome<T> {
   };
 }
 
-/** Goal feasibility (src/services/feasibility.ts): pure, synchronous, bounded per request. */
+/** Goal feasibility (src/services/feasibility.ts over the engine in src/feasibility/): pure, synchronous, bounded per request. */
 export const feasibility: (input: FeasibilityInput) => Outcome<FeasibilityResult> = measured(evaluateFeasibility);

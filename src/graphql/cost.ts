@@ -1,6 +1,6 @@
 import { getDirectiveValues, GraphQLError, type GraphQLField, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { createComplexityRule, type ComplexityEstimator } from 'graphql-query-complexity';
-import { MAX_HORIZON_YEARS } from '../services/feasibility.js';
+import { MAX_HORIZON_YEARS } from '../feasibility/index.js';
 
 export interface CostModel {
   /** The most an operation may cost. */

@@ -1,22 +1,47 @@
-// Goal feasibility: probability of reaching a target under a lognormal model of market returns, plus suggestions.
+// Goal feasibility for a market: the market's currency and default assumptions (or the caller's own), weighed by the
+// engine (src/feasibility/), answered with the assumptions used and where they come from.
+import { computeFeasibility, type Feasibility } from '../feasibility/index.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
 import { getMarket, marketsWithAssumptions, supportedMarkets } from './markets.js';
-import { normalQuantile } from './normal.js';
-import { capitalNeeded, contributionNeeded, targetReachable } from './feasibility-amounts.js';
-import { horizonNeeded } from './feasibility-horizon.js';
-import { logModel, method, probability, type Scenario } from './feasibility-laws.js';
-import { DEFAULT_CONFIDENCE, MAX_GROWTH_RATE, type FeasibilityInput, type FeasibilityResult } from './feasibility-types.js';
 
-export * from './feasibility-types.js';
-
-function requiredGrowthRate(capital: number, target: number, years: number): number | null {
-  if (capital <= 0) return null;
-  const rate = Math.expm1((Math.log(target) - Math.log(capital)) / years);
-  // Too large for a double (e.g. 0.01 → 1e12 in 0.01 years): answered as the documented bound, never null for C > 0.
-  return Number.isFinite(rate) ? rate : MAX_GROWTH_RATE;
+export interface FeasibilityInput {
+  capital: number;
+  target: number;
+  horizon_years: number;
+  market: string;
+  monthly_contribution?: number;
+  confidence?: number;
+  assumptions?: { expected_return: number; volatility: number };
 }
 
-/** Pure computation; the request's bounds are validated before this is called. */
+export interface FeasibilityAssumptions {
+  market: string;
+  expected_return: number;
+  volatility: number;
+  model: Feasibility['model'];
+  method: Feasibility['method'];
+  /** Documented bound on the probability's absolute error before rounding; null where it has not been measured. */
+  method_accuracy: number | null;
+  source: 'market' | 'request';
+  reference: string;
+  /** `historical`: statistics of past annual returns (every market's); `request`: the caller's own figures. */
+  basis: 'historical' | 'request';
+  /** Years the historical statistics cover (`1928–2023` for US); null for request overrides. */
+  period: string | null;
+}
+
+export interface FeasibilityResult {
+  required_growth_rate: number | null;
+  probability: number;
+  currency: string;
+  confidence: number;
+  assumptions: FeasibilityAssumptions;
+  suggestions: Feasibility['suggestions'];
+}
+
+export const DEFAULT_CONFIDENCE = 0.8;
+
+/** Pure computation, run on the compute pool's threads; the request's bounds are validated before this is called. */
 export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
   const market = getMarket(input.market);
   if (!market) throw new UnsupportedMarketError([input.market], supportedMarkets());
@@ -28,48 +53,33 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
   const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
   const expectedReturn = own?.expected_return ?? defaults!.expected_return;
   const volatility = own?.volatility ?? defaults!.volatility;
-  const s: Scenario = {
+  const answer = computeFeasibility({
     capital: input.capital,
     target: input.target,
-    years: input.horizon_years,
-    monthly: input.monthly_contribution ?? 0,
-    model: logModel(expectedReturn, volatility),
-  };
-  const z = normalQuantile(confidence);
-  const decimals = market.currency_minor_units;
-  // The suggestions before the probability: the horizon search steps the log grid past the request's own horizon and
-  // keeps the law there, which the probability (and, without capital, the contribution search) then reads.
-  const suggestions: FeasibilityResult['suggestions'] = [
-    rounded(capitalNeeded(s, z, decimals, confidence)),
-    rounded(horizonNeeded(s, z, confidence)),
-    rounded(targetReachable(s, z, decimals, confidence)),
-    ...(Math.floor(12 * input.horizon_years) >= 1 ? [rounded(contributionNeeded(s, decimals, confidence))] : []),
-  ];
+    horizon_years: input.horizon_years,
+    monthly_contribution: input.monthly_contribution ?? 0,
+    confidence,
+    expected_return: expectedReturn,
+    volatility,
+    minor_units: market.currency_minor_units,
+  });
   return {
-    required_growth_rate: requiredGrowthRate(s.capital, s.target, s.years),
-    probability: roundProbability(probability(s)),
+    required_growth_rate: answer.required_growth_rate,
+    probability: answer.probability,
     currency: market.currency,
     confidence,
     assumptions: {
       market: market.code,
       expected_return: expectedReturn,
       volatility,
-      model: 'lognormal',
-      ...method(s),
+      model: answer.model,
+      method: answer.method,
+      method_accuracy: answer.method_accuracy,
       source: own ? 'request' : 'market',
       reference: own ? 'supplied by the caller' : defaults!.reference,
       basis: own ? 'request' : defaults!.basis,
       period: own ? null : defaults!.period,
     },
-    suggestions,
+    suggestions: answer.suggestions,
   };
-}
-
-/** Probabilities are answered to 6 decimal places on every interface (amounts are rounded to the currency's unit). */
-export const PROBABILITY_DECIMALS = 6;
-function roundProbability(p: number): number {
-  return Math.round(p * 10 ** PROBABILITY_DECIMALS) / 10 ** PROBABILITY_DECIMALS;
-}
-function rounded<T extends { probability: number | null }>(suggestion: T): T {
-  return suggestion.probability === null ? suggestion : { ...suggestion, probability: roundProbability(suggestion.probability) };
 }

@@ -3,13 +3,13 @@ import { expect } from 'chai';
 import { InvalidInputError, UnsupportedMarketError } from '../../src/services/errors.js';
 import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } from '../../src/services/feasibility.js';
 import { getMarket, MARKETS, supportedMarkets } from '../../src/services/markets.js';
-import { normalCdf, normalQuantile } from '../../src/services/normal.js';
-import { ContributionLaw } from '../../src/services/wealth.js';
-import { GridReach } from '../../src/services/grid-reach.js';
-import { GridWealth, MAX_NODES } from '../../src/services/wealth-grid.js';
-import { WealthMoments } from '../../src/services/wealth-moments.js';
+import { normalCdf, normalQuantile } from '../../src/feasibility/math/normal.js';
+import { ContributionLaw } from '../../src/feasibility/laws/conditional-lognormal.js';
+import { GridReach } from '../../src/feasibility/laws/log-grid-reach.js';
+import { GridWealth, MAX_NODES } from '../../src/feasibility/laws/log-grid.js';
+import { WealthMoments } from '../../src/feasibility/laws/moments.js';
 
-/** Φ by composite Simpson integration of the density, written independently of src/services/normal.ts. */
+/** Φ by composite Simpson integration of the density, written independently of src/feasibility/math/normal.ts. */
 function phiBySimpson(x: number): number {
   const a = Math.min(Math.abs(x), 40);
   const n = 20_000;

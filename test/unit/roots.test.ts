@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { normalCdf, normalQuantile } from '../../src/services/normal.js';
-import { boundary } from '../../src/services/roots.js';
+import { normalCdf, normalQuantile } from '../../src/feasibility/math/normal.js';
+import { boundary } from '../../src/feasibility/math/roots.js';
 
 describe('boundary (the searches’ root finder)', () => {
   const counted = (f: (x: number) => number) => {

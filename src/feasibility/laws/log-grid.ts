@@ -1,7 +1,7 @@
 // The law of wealth with monthly contributions by numerical convolution, month by month, on a log grid: the method
-// used where the conditional lognormal of wealth.ts loses accuracy (log variance s²T of the horizon above 1).
+// used where the conditional lognormal (conditional-lognormal.ts) loses accuracy (log variance s²T of the horizon above 1).
 //
-// Model (the service's convention, as in wealth.ts): W_0 = C; each whole month W ← W·e^X + c, X ~ N(m/12, s²/12);
+// Model (the service's convention, as in conditional-lognormal.ts): W_0 = C; each whole month W ← W·e^X + c, X ~ N(m/12, s²/12);
 // the leftover fraction f of a year grows by e^Y, Y ~ N(m·f, s²·f). With Y_k = W_k / c (c > 0):
 //   Y_k = e^{X_k}·Y_{k−1} + 1 ≥ 1,   so  L_k = ln Y_k = softplus(L_{k−1} + X_k) ≥ 0,  softplus(u) = ln(1 + e^u).
 // The distribution function F of L is carried on a uniform grid of step h = min(s/√12, 0.24). A month is
@@ -21,11 +21,10 @@
 // and cost about four times as much); within the sampling error of the 1,000,000-path references (24 of them at
 // σ 0.45–2 and horizons to 100 years) and of a 3,000,000-path check of the two cases furthest from their 400,000-path
 // references.
-import { normalCdf } from './normal.js';
-import { gaussLegendre, type LogModel } from './wealth.js';
-import { stepGrid } from './grid-step.js';
-
-const GL5 = gaussLegendre(5);
+import { stepGrid } from '../kernels/grid-step.js';
+import { normalCdf } from '../math/normal.js';
+import { normalExpectation } from '../math/quadrature.js';
+import type { LogModel } from './model.js';
 
 /** Grid points per standard deviation of a month's log-return. */
 export const GRID_RESOLUTION = 1;
@@ -36,7 +35,7 @@ export const GRID_RESOLUTION = 1;
 export const MAX_STEP = 0.24;
 /**
  * The most nodes a grid may have, whatever the request: its memory (about 60 bytes a node here and as much in the
- * WebAssembly module) is bounded by construction. The service builds grids only where s² > 0.0001 (feasibility.ts:
+ * WebAssembly module) is bounded by construction. The service builds grids only where s² > 0.0001 (probability.ts:
  * narrower laws use their moments), where one monthly sd is at least 0.0029 and the span at most about 115, so
  * 40,000 nodes at most; a grid that would need more gets a coarser step instead (never, for an accepted request).
  */
@@ -134,9 +133,6 @@ function inverseSoftplus(l: number): number {
   return l > 30 ? l + Math.log1p(-Math.exp(-l)) : Math.log(Math.expm1(l));
 }
 
-const PANELS = 7;
-const PANEL_LIMIT = 7;
-
 /**
  * The distribution of W/c month by month from a start ratio ρ = C / c, on a grid sized for up to `capacity` months;
  * `advanceTo` steps forward, `exceeds` reads the current month with any leftover fraction of a year.
@@ -147,7 +143,7 @@ export class GridWealth {
   private readonly size: number;
   /**
    * The distribution function F of L on the grid, node j at index pad + j of `current`, within its window [lo, hi]
-   * (0 below it, 1 above); the room on both sides is the step's (grid-step.ts), where it writes out those 0s and 1s
+   * (0 below it, 1 above); the room on both sides is the step's (kernels/grid-step.ts), where it writes out those 0s and 1s
    * so that its loops read them without bounds checks.
    */
   private current: Float64Array;
@@ -161,7 +157,7 @@ export class GridWealth {
   private readonly zero: number;
   private readonly source: Float64Array;
   private readonly cell: Int32Array;
-  /** The interpolation weights of the softplus map, nodes in pairs with their weights interleaved (grid-step.ts). */
+  /** The interpolation weights of the softplus map, nodes in pairs with their weights interleaved (kernels/grid-step.ts). */
   private readonly lagrangeWeights: Float64Array;
   private readonly kernel: Kernel;
 
@@ -283,18 +279,4 @@ export class GridWealth {
     if (point !== undefined) return point === -Infinity ? 0 : normalCdf((point + mean - x) / sd);
     return Math.min(1, Math.max(0, 1 - normalExpectation((z) => this.below(x - mean - sd * z))));
   }
-}
-
-/** E[f(Z)], Z standard normal, by composite Gauss–Legendre over ±7 (PANELS panels of five points). */
-export function normalExpectation(f: (z: number) => number): number {
-  const width = (2 * PANEL_LIMIT) / PANELS;
-  let integral = 0;
-  for (let panel = 0; panel < PANELS; panel++) {
-    const mid = -PANEL_LIMIT + (panel + 0.5) * width;
-    for (let k = 0; k < GL5.x.length; k++) {
-      const z = mid + (width / 2) * GL5.x[k]!;
-      integral += GL5.w[k]! * (width / 2) * PHI_NORM * Math.exp(-0.5 * z * z) * f(z);
-    }
-  }
-  return integral;
 }

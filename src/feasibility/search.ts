@@ -1,8 +1,8 @@
 // The feasibility searches' numerics: amounts rounded to the currency's unit whose probability reaches the
 // confidence, found by root finding on the probit scale, on the log grid with a cheap stand-in and a bounded number
 // of convolutions.
-import { normalQuantile } from './normal.js';
-import { boundary } from './roots.js';
+import { normalQuantile } from './math/normal.js';
+import { boundary } from './math/roots.js';
 
 /**
  * Four times the largest difference measured between the backward grid's P and the forward grid's (0.0042 over 150

@@ -2,7 +2,7 @@
 // instance and one memory for the process. A grid's constant arrays (kernel, source positions, cells, interpolation
 // weights) are copied into that memory when the grid steps after another one did; its window of F is copied in
 // before each step and back out after it, so the grid's own Float64Array stays what readers read.
-import { gridStepWasm } from '../../generated/grid-step-wasm.js';
+import { gridStepWasm } from '../../../generated/grid-step-wasm.js';
 import { WasmModule, type ModuleExports } from './wasm.js';
 
 interface GridStepExports extends ModuleExports {

@@ -2,7 +2,7 @@
 // generated/*-wasm.ts): each instantiated once per process, with views of its memory that follow it when it grows.
 
 /**
- * The most memory a module may grow to. Its largest user, a log grid of at most MAX_NODES (wealth-grid.ts), needs
+ * The most memory a module may grow to. Its largest user, a log grid of at most MAX_NODES (laws/log-grid.ts), needs
  * about 5 MiB; WebAssembly memory never shrinks, so a request that asked for more would keep it for the process.
  */
 export const MAX_MEMORY_BYTES = 16 * 1024 * 1024;

@@ -23,15 +23,17 @@
 //   E[e^{ΣR} | λ]        = exp(Σμ + Σv·d + Σv/2 − (Σv)²/(2V) + Σ_{pairs} min(v_i, v_j))   (pairs and triples)
 // and Σ_{pairs} min(v) depends on the sorted indices only through 2u_1 + u_2 (triples) or u_1 (pairs), so the
 // double and triple sums group by t = Σu into O(n) terms whose weights come from prefix sums (pairs) and an O(n²)
-// difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (wealth-grid.ts)
+// difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (log-grid.ts)
 // where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
-// service uses the log grid (feasibility.ts).
-import { momentsWasm } from '../../generated/moments-wasm.js';
-import { Memo } from './memo.js';
-import { normalCdf } from './normal.js';
-import { boundary } from './roots.js';
-import { shiftedLognormalExceeds } from './shifted-lognormal.js';
-import { WasmModule, type ModuleExports } from './wasm.js';
+// service uses the log grid (probability.ts).
+import { momentsWasm } from '../../../generated/moments-wasm.js';
+import { WasmModule, type ModuleExports } from '../kernels/wasm.js';
+import { normalCdf } from '../math/normal.js';
+import { gaussLegendre } from '../math/quadrature.js';
+import { boundary } from '../math/roots.js';
+import { shiftedLognormalExceeds } from '../math/shifted-lognormal.js';
+import { Memo } from '../memo.js';
+import type { LogModel } from './model.js';
 
 /** The moment tables' sums in WebAssembly (wasm/moments.ts): the same arithmetic as here, about 2.5 times as fast. */
 const moments = new WasmModule<ModuleExports & {
@@ -39,40 +41,12 @@ const moments = new WasmModule<ModuleExports & {
   powerSums(coefficients: number, terms: number, ratios: number, count: number, out: number): void;
 }>(momentsWasm);
 
-/** Annual log-return N(m, s²). */
-export interface LogModel { m: number; s2: number }
-
 const Z_MAX = 6.5;
 /** The outer integral stops at |z| = 6.5 (the normal mass beyond is below 1e-10). */
 const Z_LIMIT = 6.5;
 const TABLE_STEP = 0.25;
 /** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
 const DETERMINISTIC_TOLERANCE = 1e-12;
-
-export function gaussLegendre(n: number): { x: number[]; w: number[] } {
-  const x: number[] = [];
-  const w: number[] = [];
-  for (let i = 0; i < n; i++) {
-    let z = Math.cos((Math.PI * (i + 0.75)) / (n + 0.5));
-    let dp = 0;
-    for (let iter = 0; iter < 100; iter++) {
-      let p0 = 1;
-      let p1 = z;
-      for (let k = 2; k <= n; k++) {
-        const p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
-        p0 = p1;
-        p1 = p2;
-      }
-      dp = (n * (z * p1 - p0)) / (z * z - 1);
-      const dz = p1 / dp;
-      z -= dz;
-      if (Math.abs(dz) < 1e-15) break;
-    }
-    x.push(z);
-    w.push(2 / ((1 - z * z) * dp * dp));
-  }
-  return { x, w };
-}
 
 const GL = gaussLegendre(5);
 /** The outer integral's panel ends, sorted in place (at most 23: the 1.5-wide panels, the step's and the end's). */

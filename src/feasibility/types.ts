@@ -1,35 +1,21 @@
-// Goal feasibility: the request, the answer and the bounds (feasibility.ts computes it).
-export interface FeasibilityInput {
+// Goal feasibility's computation: the goal it takes, the answer it gives and the bounds it relies on.
+
+/** A goal and the market model to weigh it with; the request's bounds are checked before it gets here. */
+export interface Goal {
   capital: number;
   target: number;
   horizon_years: number;
-  market: string;
-  monthly_contribution?: number;
-  confidence?: number;
-  assumptions?: { expected_return: number; volatility: number };
+  /** 0 without contributions. */
+  monthly_contribution: number;
+  confidence: number;
+  /** The arithmetic mean and standard deviation of annual returns, as fractions. */
+  expected_return: number;
+  volatility: number;
+  /** Decimals of the currency's minor unit: the amounts suggested are multiples of it. */
+  minor_units: number;
 }
 
 export type FeasibilityMethod = 'closed_form' | 'moment_matched' | 'conditional_lognormal' | 'log_grid_convolution';
-
-export interface FeasibilityAssumptions {
-  market: string;
-  expected_return: number;
-  volatility: number;
-  model: 'lognormal';
-  /**
-   * How the probability is computed: exactly (closed form), by conditioning on the total log-return (contributions,
-   * log variance s²T ≤ 1) or by convolution on a log grid month by month (contributions, s²T > 1).
-   */
-  method: FeasibilityMethod;
-  /** Documented bound on the probability's absolute error before rounding; null where it has not been measured. */
-  method_accuracy: number | null;
-  source: 'market' | 'request';
-  reference: string;
-  /** `historical`: statistics of past annual returns (every market's); `request`: the caller's own figures. */
-  basis: 'historical' | 'request';
-  /** Years the historical statistics cover (`1928–2023` for US); null for request overrides. */
-  period: string | null;
-}
 
 /**
  * Every suggestion says whether it reaches the confidence within the request's own bounds (`attainable`); when it
@@ -50,17 +36,23 @@ export type FeasibilitySuggestion =
   | TargetReachableSuggestion
   | MonthlyContributionNeededSuggestion;
 
-export interface FeasibilityResult {
+/** What the computation answers about a goal. */
+export interface Feasibility {
   required_growth_rate: number | null;
   probability: number;
-  currency: string;
-  confidence: number;
-  assumptions: FeasibilityAssumptions;
+  model: 'lognormal';
+  /**
+   * How the probability is computed: exactly (closed form), from wealth's exact moments (contributions, log variance
+   * s²T ≤ 0.01), by conditioning on the total log-return (contributions, s²T ≤ 1) or by convolution on a log grid
+   * month by month (contributions, s²T > 1).
+   */
+  method: FeasibilityMethod;
+  /** Documented bound on the probability's absolute error before rounding. */
+  method_accuracy: number;
   /** The monthly contribution suggestion is left out when the horizon holds no whole month (no contribution is paid). */
   suggestions: [CapitalNeededSuggestion, HorizonNeededSuggestion, TargetReachableSuggestion, ...MonthlyContributionNeededSuggestion[]];
 }
 
-export const DEFAULT_CONFIDENCE = 0.8;
 export const MAX_HORIZON_YEARS = 100;
 export const MAX_MONTHLY_CONTRIBUTION = 1e9;
 /** The request's bounds on capital and target (the spec's `maximum`). */

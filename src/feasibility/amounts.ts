@@ -1,16 +1,16 @@
 // The suggestions that are amounts: capital needed, target reachable and monthly contribution needed.
-import { type GridReach } from './grid-reach.js';
-import { WealthMoments } from './wealth-moments.js';
+import type { GridReach } from './laws/log-grid-reach.js';
+import { WealthMoments } from './laws/moments.js';
 import {
   gridLaw, onGrid, probability, reachLaw, reaches, wealthLaw, wholeMonths, type Scenario,
-} from './feasibility-laws.js';
+} from './probability.js';
 import {
   atLeast, bracket, memo, probabilityBoundary, REACH_MARGIN, roundedWithProbability, SEARCH_RESOLUTION, solveNear, solveOnGrid,
-} from './feasibility-search.js';
+} from './search.js';
 import {
   MAX_CAPITAL, MAX_MONTHLY_CONTRIBUTION, MAX_TARGET, REACHED, type CapitalNeededSuggestion,
   type MonthlyContributionNeededSuggestion, type TargetReachableSuggestion,
-} from './feasibility-types.js';
+} from './types.js';
 
 export function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): CapitalNeededSuggestion {
   const prob = memo((capital: number) => probability({ ...s, capital }));
@@ -64,7 +64,7 @@ function capitalProxy(s: Scenario, decimals: number): (capital: number) => numbe
 /**
  * P as a function of the contribution near `anchor` on the log grid: a contribution c moves both the start ratio
  * C/c and the level K/c. The forward grid at the anchor's ratio gives P for every level exactly; the backward grid
- * at the anchor's level gives it for every ratio (grid-reach.ts). Along c the two partial changes nearly cancel (more
+ * at the anchor's level gives it for every ratio (laws/log-grid-reach.ts). Along c the two partial changes nearly cancel (more
  * contribution, less capital relative to it), so their sum misses P's change by their interaction, Δln ρ·Δln ℓ times
  * a mixed derivative that each new anchor measures from what the last stand-in predicted there: with it, a step lands
  * within a small fraction of the remaining distance.

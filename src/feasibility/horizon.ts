@@ -1,10 +1,10 @@
 // The horizon needed: the first horizon on the 0.01-year grid whose probability reaches the confidence.
-import { normalCdf } from './normal.js';
-import { WealthMoments } from './wealth-moments.js';
-import { GridWealth } from './wealth-grid.js';
-import { gridKey, gridLaws, MOMENT_MATCHED_UP_TO, CONDITIONAL_UP_TO, onGrid, probability, wholeMonths, type Scenario } from './feasibility-laws.js';
-import { roundedWithProbability } from './feasibility-search.js';
-import { HORIZON_DECIMALS, MAX_HORIZON_YEARS, REACHED, type HorizonNeededSuggestion } from './feasibility-types.js';
+import { GridWealth } from './laws/log-grid.js';
+import { WealthMoments } from './laws/moments.js';
+import { normalCdf } from './math/normal.js';
+import { gridKey, gridLaws, MOMENT_MATCHED_UP_TO, CONDITIONAL_UP_TO, onGrid, probability, wholeMonths, type Scenario } from './probability.js';
+import { roundedWithProbability } from './search.js';
+import { HORIZON_DECIMALS, MAX_HORIZON_YEARS, REACHED, type HorizonNeededSuggestion } from './types.js';
 
 function unattainable(reason: string): HorizonNeededSuggestion {
   return { kind: 'horizon_needed', attainable: false, reason, horizon_years: null, probability: null };

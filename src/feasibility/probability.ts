@@ -1,19 +1,13 @@
 // Goal feasibility's probability: the model, and the method each scenario is computed with (closed form, the exact
 // moments, the conditional lognormal or the log grid), with the laws a request explores kept for those that follow.
-import { GridReach } from './grid-reach.js';
+import { ContributionLaw } from './laws/conditional-lognormal.js';
+import { GridWealth } from './laws/log-grid.js';
+import { GridReach } from './laws/log-grid-reach.js';
+import type { LogModel } from './laws/model.js';
+import { DETERMINISTIC_TOLERANCE, WealthMoments } from './laws/moments.js';
+import { normalCdf } from './math/normal.js';
 import { Memo } from './memo.js';
-import { normalCdf } from './normal.js';
-import { ContributionLaw, type LogModel } from './wealth.js';
-import { GridWealth } from './wealth-grid.js';
-import { DETERMINISTIC_TOLERANCE, WealthMoments } from './wealth-moments.js';
-import type { FeasibilityAssumptions } from './feasibility-types.js';
-
-// LogModel: annual log-return N(m, s²) of a lognormal with arithmetic mean μ and standard deviation σ.
-
-export function logModel(mu: number, sigma: number): LogModel {
-  const s2 = Math.log1p((sigma / (1 + mu)) ** 2);
-  return { m: Math.log1p(mu) - s2 / 2, s2 };
-}
+import type { Feasibility } from './types.js';
 
 /** ln(wealth) ~ N(nu, tau2); nu = −∞ means wealth is surely 0. */
 export interface WealthLaw { nu: number; tau2: number }
@@ -57,7 +51,7 @@ export function gridLaw(months: number, model: LogModel, ratio: number): GridWea
 }
 
 
-/** The backward grid for a level and horizon (grid-reach.ts): P from every start ratio C/c at once. */
+/** The backward grid for a level and horizon (laws/log-grid-reach.ts): P from every start ratio C/c at once. */
 const reachLaws = new Memo<GridReach>(16, 16 * 1024 * 1024, (law) => law.bytes);
 export function reachLaw(months: number, fraction: number, model: LogModel, level: number, maxRatio: number): GridReach {
   return reachLaws.get(`${months}|${fraction}|${level}|${maxRatio}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction, maxRatio));
@@ -65,7 +59,7 @@ export function reachLaw(months: number, fraction: number, model: LogModel, leve
 
 /**
  * Up to this log variance s²T of the horizon, probabilities with contributions come from wealth's exact first three
- * moments (the shifted lognormal fitting them, wealth-moments.ts): within 0.00006 of the log grid at 3 points per sd
+ * moments (the shifted lognormal fitting them, laws/moments.ts): within 0.00006 of the log grid at 3 points per sd
  * at s²T = 0.01 and closer below (0.000006 at 0.001), over horizons 1–50 y, μ −0.5–1 and start ratios C/c 0–10,000
  * (test/unit/feasibility.test.ts). Its cost is a few operations a month whatever the volatility, where the
  * conditional lognormal's tables and the log grid's nodes (one per monthly sd) would grow without bound as σ → 0.
@@ -73,9 +67,9 @@ export function reachLaw(months: number, fraction: number, model: LogModel, leve
 export const MOMENT_MATCHED_UP_TO = 0.01;
 /**
  * Up to this log variance s²T of the horizon, probabilities with contributions come from the conditional lognormal
- * (wealth.ts: within 0.0005 of the log grid over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15, start ratios C/c
+ * (laws/conditional-lognormal.ts: within 0.0005 of the log grid over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15, start ratios C/c
  * 0–1000 and targets 0.25–3 times the median wealth, measured 0.0004); beyond it its error grows (0.0007 at 1.25,
- * 0.002 at 2.5, 0.019 at 6.4) and the log-grid convolution (wealth-grid.ts) is used.
+ * 0.002 at 2.5, 0.019 at 6.4) and the log-grid convolution (laws/log-grid.ts) is used.
  */
 export const CONDITIONAL_UP_TO = 1;
 /**
@@ -118,7 +112,7 @@ export function probability(s: Scenario, fast = false): number {
 /** Error bound of the closed form (lump sums and zero volatility), as tested against an independent integration. */
 const CLOSED_FORM_ACCURACY = 1e-6;
 
-export function method(s: Scenario): Pick<FeasibilityAssumptions, 'method' | 'method_accuracy'> {
+export function method(s: Scenario): Pick<Feasibility, 'method' | 'method_accuracy'> {
   if (!contributes(s)) return { method: 'closed_form', method_accuracy: CLOSED_FORM_ACCURACY };
   const name = momentMatched(s) ? 'moment_matched' : onGrid(s) ? 'log_grid_convolution' : 'conditional_lognormal';
   return { method: name, method_accuracy: CONTRIBUTIONS_ACCURACY };

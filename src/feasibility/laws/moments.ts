@@ -1,7 +1,7 @@
 // Exact moments of wealth with monthly contributions, month by month, and the law they fit where the horizon's log
 // variance is small.
 //
-// Model (the service's convention, as in wealth.ts): W' = W·G + c each whole month, G = e^X independent,
+// Model (the service's convention, as in conditional-lognormal.ts): W' = W·G + c each whole month, G = e^X independent,
 // X ~ N(m/12, s²/12); the leftover fraction f of a year grows by e^Y, Y ~ N(m·f, s²·f). Writing G = E[G]·(1 + ε),
 // with e₂ = E[ε²] = e^{b²} − 1 and e₃ = E[ε³] = e₂²(e₂ + 3) (b² the step's log variance; the identity
 // x³ − 3x + 2 = (x − 1)²(x + 2) at x = e^{b²} keeps e₃ free of cancellation), the mean E, the squared coefficient
@@ -9,9 +9,9 @@
 // share of the grown wealth in the new mean:
 //   E' = E·E[G] + c,  v' = r²·(v(1 + e₂) + e₂),  k' = r³·(k(1 + 3e₂ + e₃) + 3v(2e₂ + e₃) + e₃).
 // Every term is positive, so nothing cancels however narrow the law (a volatility of 1e-9 included).
-import { normalCdf } from './normal.js';
-import { shiftedLognormalExceeds } from './shifted-lognormal.js';
-import type { LogModel } from './wealth.js';
+import { normalCdf } from '../math/normal.js';
+import { shiftedLognormalExceeds } from '../math/shifted-lognormal.js';
+import type { LogModel } from './model.js';
 
 /** Relative tolerance under which deterministic (zero-volatility) wealth counts as reaching the target. */
 export const DETERMINISTIC_TOLERANCE = 1e-12;
@@ -89,7 +89,7 @@ export class WealthMoments {
 
   /**
    * P(W ≥ target) after a further `fraction` of a year, W taken as the lognormal shifted to match its exact first
-   * three moments (the `moment_matched` method, used where the horizon's log variance is small: feasibility.ts).
+   * three moments (the `moment_matched` method, used where the horizon's log variance is small: probability.ts).
    * A law too narrow for its skewness to be represented is the two-moment lognormal, and one without spread the
    * deterministic wealth.
    */
