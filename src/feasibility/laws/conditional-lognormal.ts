@@ -26,20 +26,13 @@
 // difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (log-grid.ts)
 // where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
 // service uses the log grid (probability.ts).
-import { momentsWasm } from '../../../generated/moments-wasm.js';
-import { WasmModule, type ModuleExports } from '../kernels/wasm.js';
+import { powerSums, tripleSums } from '../kernels/moment-sums.js';
 import { normalCdf } from '../math/normal.js';
 import { gaussLegendre } from '../math/quadrature.js';
 import { boundary } from '../math/roots.js';
 import { shiftedLognormalExceeds } from '../math/shifted-lognormal.js';
 import { Memo } from '../memo.js';
 import type { LogModel } from './model.js';
-
-/** The moment tables' sums in WebAssembly (wasm/moments.ts): the same arithmetic as here, about 2.5 times as fast. */
-const moments = new WasmModule<ModuleExports & {
-  tripleSums(n: number, power: number, point: number, diff: number): void;
-  powerSums(coefficients: number, terms: number, ratios: number, count: number, out: number): void;
-}>(momentsWasm);
 
 const Z_MAX = 6.5;
 /** The outer integral stops at |z| = 6.5 (the normal mass beyond is below 1e-10). */
@@ -72,47 +65,29 @@ class PowerSum {
     this.fast = max - min + (step * base.length * Z_MAX) / sd < 600;
   }
 
-  /**
-   * at(d) for every d of `ds`, into `values` and `slopes`: on the fast path the polynomials of two d at a time in
-   * WebAssembly (wasm/moments.ts), the same sums in the same order.
-   */
+  /** The logarithm of the sum and its slope for every d of `ds`, into `values` and `slopes`. */
   fill(ds: Float64Array, values: Float64Array, slopes: Float64Array): void {
     if (!this.fast) {
-      for (let i = 0; i < ds.length; i++) [values[i], slopes[i]] = this.at(ds[i]!);
+      for (let i = 0; i < ds.length; i++) [values[i], slopes[i]] = this.termByTerm(ds[i]!);
       return;
     }
     const { step, offset, coefficients, shift, sd } = this;
-    const count = ds.length + (ds.length % 2);
-    const [terms, ratios, out] = moments.layout(8 * coefficients.length, 8 * count, 16 * count);
-    const heap = moments.heap;
-    heap.set(coefficients, terms! / 8);
-    for (let i = 0; i < count; i++) heap[ratios! / 8 + i] = Math.exp(step * ds[Math.min(i, ds.length - 1)]!);
-    moments.exports.powerSums(terms!, coefficients.length, ratios!, count, out!);
+    const ratios = ds.map((d) => Math.exp(step * d));
+    const sums = new Float64Array(2 * ds.length);
+    powerSums(coefficients, ratios, sums);
     for (let i = 0; i < ds.length; i++) {
-      // Pairs of d: the two sums, then the two weighted sums.
-      const at = out! / 8 + 4 * (i >> 1) + (i & 1);
-      const sum = heap[at]!;
-      const weighted = heap[at + 2]!;
+      const sum = sums[2 * i]!;
+      const weighted = sums[2 * i + 1]!;
       values[i] = shift + offset * ds[i]! + Math.log(sum);
       slopes[i] = (step * (weighted / sum) + offset) / sd;
     }
   }
 
-  at(d: number): [number, number] {
-    const { base, step, offset, coefficients } = this;
+  /** One d, each term's exponential shifted by the largest (where the polynomial's terms would not be representable). */
+  private termByTerm(d: number): [number, number] {
+    const { base, step, offset } = this;
     let sum = 0;
     let weighted = 0;
-    if (this.fast) {
-      const r = Math.exp(step * d);
-      let power = 1;
-      for (let t = 0; t < coefficients.length; t++) {
-        const term = coefficients[t]! * power;
-        sum += term;
-        weighted += term * t;
-        power *= r;
-      }
-      return [this.shift + offset * d + Math.log(sum), (step * (weighted / sum) + offset) / this.sd];
-    }
     let max = -Infinity;
     for (let t = 0; t < base.length; t++) max = Math.max(max, base[t]! + step * t * d);
     for (let t = 0; t < base.length; t++) {
@@ -137,17 +112,16 @@ function tripleWeights(n: number, b2: number): Float64Array {
 function computeTripleWeights(n: number, b2: number): Float64Array {
   const triples = 3 * n - 2;
   const lnG3 = new Float64Array(triples);
-  // Over (u1, u2): the point u3 = u2 at u1 + 2·u2, and u3 > u2 as a range of t in a difference array (wasm/moments.ts).
-  const [power, point, diff] = moments.layout(8 * n, 8 * (triples + 1), 8 * (triples + 1));
-  const heap = moments.heap;
-  for (let u = 0; u < n; u++) heap[power! / 8 + u] = Math.exp(b2 * u);
-  heap.fill(0, point! / 8, point! / 8 + triples + 1);
-  heap.fill(0, diff! / 8, diff! / 8 + triples + 1);
-  moments.exports.tripleSums(n, power!, point!, diff!);
+  // Over (u1, u2): the point u3 = u2 at u1 + 2·u2, and u3 > u2 as a range of t in a difference array.
+  const power = new Float64Array(n);
+  for (let u = 0; u < n; u++) power[u] = Math.exp(b2 * u);
+  const point = new Float64Array(triples + 1);
+  const diff = new Float64Array(triples + 1);
+  tripleSums(power, point, diff);
   let running = 0;
   for (let t = 0; t < triples; t++) {
-    running += heap[diff! / 8 + t]!;
-    lnG3[t] = Math.log(heap[point! / 8 + t]! + running);
+    running += diff[t]!;
+    lnG3[t] = Math.log(point[t]! + running);
   }
   return lnG3;
 }

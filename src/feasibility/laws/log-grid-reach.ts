@@ -5,23 +5,15 @@
 // sensitivity to ρ from here (amounts.ts).
 //
 // With L = ln(W/c) as in log-grid.ts (L' = softplus(L + X) each month), V_k(l) = P(reach | L_k = l) satisfies
-// V_{k−1}(l) = E[V_k(softplus(l + X))] (wasm/grid-reach.ts steps it), from the last month's readout V_n. On the same
+// V_{k−1}(l) = E[V_k(softplus(l + X))] (kernels/grid-reach.ts steps it), from the last month's readout V_n. On the same
 // nodes, kernel and interpolation as the forward grid, its values agree with the forward grid's within 0.005 (0.0042
 // the most measured over 150 random laws, as an offset nearly constant in ρ), and the searches use it only to propose
 // amounts whose probability the forward grid then computes, or to decide where it clears the confidence by 0.02.
-import { gridReachWasm } from '../../../generated/grid-reach-wasm.js';
-import { WasmModule, type ModuleExports } from '../kernels/wasm.js';
+import { layoutReach, stepReach } from '../kernels/grid-reach.js';
 import { normalCdf } from '../math/normal.js';
 import { normalExpectation } from '../math/quadrature.js';
 import { gridGeometry, lagrange, normalKernel } from './log-grid.js';
 import type { LogModel } from './model.js';
-
-const wasm = new WasmModule<ModuleExports & {
-  reachLo(): number;
-  reachHi(): number;
-  reach(V: number, W: number, weights: number, taps: number, cell: number, lagrange: number, uCount: number, size: number,
-    epsilon: number, low: number, lo: number, hi: number, months: number): void;
-}>(gridReachWasm);
 
 const POINTS = 6;
 /**
@@ -67,39 +59,34 @@ export class GridReach {
     const taps = kernel.weights.length;
     // u node i is node from + i: the correlation's V_j reads W_j … W_{j+taps−1}.
     const uCount = size + taps - 1;
-    const [V, W, weights, cell, weightsOfU] = wasm.layout(8 * (size + 18), 8 * (uCount + taps + 16), 8 * taps, 4 * uCount, 8 * POINTS * uCount);
-    const heap = wasm.heap;
-    heap.set(kernel.weights, weights! / 8);
-    const scratch = new Float64Array(POINTS);
+    const arrays = layoutReach(size, taps, uCount);
+    arrays.weights.set(kernel.weights);
     for (let i = 0; i < uCount; i++) {
       const p = (softplus(bottom + (kernel.from + i) * h) - bottom) / h;
       const c = Math.floor(p);
-      wasm.ints[cell! / 4 + i] = c;
-      lagrange(p - c, scratch, 0);
-      heap.set(scratch, weightsOfU! / 8 + POINTS * i);
+      arrays.cell[i] = c;
+      lagrange(p - c, arrays.lagrange, POINTS * i);
     }
-    const start = V! / 8 + 2;
+    const V = arrays.V;
     // The last month's readout P(l + Y ≥ x), Y the leftover fraction's log-return; its spread widened by half a step
     // (a step at x without a fraction), which the grid resolves where Y alone would be narrower than a node.
     const spread = Math.sqrt(s2 * fraction + (h / 2) ** 2);
-    for (let j = 0; j < size; j++) heap[start + j] = normalCdf((bottom + j * h + m * fraction - x) / spread);
+    for (let j = 0; j < size; j++) V[2 + j] = normalCdf((bottom + j * h + m * fraction - x) / spread);
     let hi = size - 1;
-    while (hi > 0 && heap[start + hi]! >= 1 - EPSILON) hi--;
-    const low = heap[start]!;
+    while (hi > 0 && V[2 + hi]! >= 1 - EPSILON) hi--;
+    const low = V[2]!;
     let lo = 0;
-    while (lo < hi && heap[start + lo + 1]! - low < EPSILON) lo++;
+    while (lo < hi && V[2 + lo + 1]! - low < EPSILON) lo++;
     // A month at a time back from V_n to V_1, V_k cut at what month k can reach.
     for (let k = months; k > 1; k--) {
       hi = Math.max(0, Math.min(hi, Math.ceil((reachable(k) - bottom) / h)));
       lo = Math.min(lo, hi);
-      wasm.exports.reach(V!, W!, weights!, taps, cell!, weightsOfU!, uCount, size, EPSILON, low, lo, hi, 1);
-      lo = wasm.exports.reachLo();
-      hi = wasm.exports.reachHi();
+      ({ lo, hi } = stepReach(arrays, uCount, size, EPSILON, low, lo, hi, 1));
     }
     this.low = low;
     this.lo = lo;
     this.hi = hi;
-    this.values = wasm.heap.slice(V! / 8, V! / 8 + size + 18);
+    this.values = V.slice();
   }
 
   /** The memory its arrays hold. */
