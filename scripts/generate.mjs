@@ -66,7 +66,7 @@ writeFileSync(
 // Resolver types of the GraphQL contract (schema.graphql), checked for staleness like everything above.
 await generateGraphQLTypes(outDir);
 
-// The feasibility computation's inner loops (wasm/*.ts: the log grid's monthly step, the moment tables' sums),
+// The feasibility computation's inner loops (wasm/*.ts: the log grid's monthly step forward and backward),
 // AssemblyScript compiled to WebAssembly with SIMD and embedded as base64, so that tsx, the compiled dist/ and the
 // tests all load the same bytes without a file path to resolve.
 const ascVersion = JSON.parse(readFileSync(join('node_modules', 'assemblyscript', 'package.json'), 'utf8')).version;

@@ -1,12 +1,10 @@
 import { expect } from 'chai';
 import { layoutReach, stepReach } from '../../src/feasibility/kernels/grid-reach.js';
 import { stepGrid, type SteppedGrid } from '../../src/feasibility/kernels/grid-step.js';
-import { powerSums, tripleSums } from '../../src/feasibility/kernels/moment-sums.js';
 import { gridGeometry, lagrange, normalKernel } from '../../src/feasibility/laws/log-grid.js';
 import { normalCdf } from '../../src/feasibility/math/normal.js';
 import * as gridReachReference from '../support/feasibility-kernels/grid-reach.js';
 import * as gridStepReference from '../support/feasibility-kernels/grid-step.js';
-import * as momentSumsReference from '../support/feasibility-kernels/moment-sums.js';
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -141,31 +139,5 @@ describe('the feasibility kernels: WebAssembly against their TypeScript referenc
     }
     // Nearly every grid's months changed V (a target far out of reach leaves it), so the comparison compared something.
     expect(moved).to.be.at.least(35);
-  });
-
-  it('sums the moment tables identically to the bit, over seeded random horizons and table points', () => {
-    const random = mulberry32(20261203);
-    for (const n of [1, 2, 3, 7, ...Array.from({ length: 12 }, () => 1 + Math.floor(1200 * random()))]) {
-      const b2 = Math.exp(-9 + 8 * random()) / 12;
-      const power = Float64Array.from({ length: n }, (_, u) => Math.exp(b2 * u));
-      const kernel = { point: new Float64Array(3 * n - 1), diff: new Float64Array(3 * n - 1) };
-      const reference = { point: new Float64Array(3 * n - 1), diff: new Float64Array(3 * n - 1) };
-      tripleSums(power, kernel.point, kernel.diff);
-      momentSumsReference.tripleSums(power, reference.point, reference.diff);
-      expect(firstDifference(kernel.point, reference.point), `triples of ${n}`).to.equal(-1);
-      expect(firstDifference(kernel.diff, reference.diff), `triples of ${n}`).to.equal(-1);
-      expect(kernel.point.some((p) => p > 0)).to.equal(true);
-    }
-    for (let n = 0; n < 30; n++) {
-      const coefficients = Float64Array.from({ length: 1 + Math.floor(3600 * random()) }, () => Math.exp(-20 * random()));
-      // Table points come in pairs in the kernel: odd counts too.
-      const ratios = Float64Array.from({ length: 1 + Math.floor(60 * random()) }, () => Math.exp(0.02 * (random() - 0.5)));
-      const kernel = new Float64Array(2 * ratios.length);
-      const reference = new Float64Array(2 * ratios.length);
-      powerSums(coefficients, ratios, kernel);
-      momentSumsReference.powerSums(coefficients, ratios, reference);
-      expect(firstDifference(kernel, reference), `${coefficients.length} terms, ${ratios.length} ratios`).to.equal(-1);
-      expect(kernel.every((sum) => sum > 0 && Number.isFinite(sum))).to.equal(true);
-    }
   });
 });
