@@ -1,6 +1,6 @@
 // The TypeScript reference of the log grid's backward month (src/feasibility/kernels/grid-reach.ts,
-// wasm/grid-reach.ts), with the same signatures: the same arithmetic in the same order. V_k(l) is the probability of reaching the target from
-// L_k = l (L = ln(W/c)); a month back, V_{k−1}(l) = E[V_k(softplus(l + X))]:
+// wasm/grid-reach.ts), with the same signatures: the same arithmetic in the same order. V_k(l) is the probability of
+// reaching the target from L_k = l (L = ln(W/c)); a month back, V_{k−1}(l) = E[V_k(softplus(l + X))]:
 //   1. W_i = V_k(softplus(u_i)) at every node u_i of U = L + X, read by six-point interpolation at positions fixed by
 //      the grid (cell and weights per u node), V taken as 1 above its window's top `hi` and as V_0 below node 0;
 //   2. V_{k−1}(l_j) = Σ_d w_d·W_{j+d}, the month's return as a correlation with its sampled density (u node j + d is
