@@ -8,6 +8,7 @@ import { Contract } from '../contract/operations.js';
 import type { ChallengePurpose } from '../services/challenges.js';
 import { classifyError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
+import type { DashboardContext } from './context.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { authRoutes } from './pages/auth.js';
@@ -41,13 +42,6 @@ export interface DashboardDependencies {
 
 /** Who an error page is for when the request failed before its visitor was known. */
 const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } };
-
-/** What every page module gets. */
-export interface DashboardContext {
-  services: Services;
-  contract: Contract;
-  cookies: ReturnType<typeof cookieNames>;
-}
 
 /**
  * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and

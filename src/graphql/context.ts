@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Origin } from '../auth/authorize.js';
-import type { Principal } from '../auth/tokens.js';
+import type { Principal } from '../auth/principal.js';
 import type { Contract } from '../contract/operations.js';
 import type { Services } from '../services/index.js';
 

@@ -3,7 +3,7 @@ import { getOperationAST, parse } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import { AuthorizationError } from '../auth/authorize.js';
 import type { Contract } from '../contract/operations.js';
-import type { ApiRequestState } from '../http/api.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { errorToReply } from '../http/errors.js';
 import { fingerprint, transientStatus, type IdempotencyKeys } from '../http/idempotency.js';
 import { sendReply, type Reply } from '../http/reply.js';

@@ -1,14 +1,14 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
-import type { Logger } from 'pino';
-import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
+import type { HandlerRegistry } from '../../handlers/types.js';
 import type { Actor } from '../auth/authorize.js';
 import { OAuthError, ProblemError } from '../problems.js';
 import { challengeHeaderProblem } from '../services/challenges.js';
 import type { Services } from '../services/index.js';
 import { BEARER_SCHEME, bearerActor } from './auth.js';
 import { createContractAjv } from '../contract/ajv.js';
+import type { ApiRequestState } from './request-state.js';
 import { bodyReadProblem, MALFORMED_PATH, mediaTypeOf, parseBody } from './body.js';
 import { errorToReply } from './errors.js';
 import { fingerprint, type IdempotencyKeys } from './idempotency.js';
@@ -39,11 +39,6 @@ function ajvFor2020(_ajv: unknown, options: object) {
  * outside the key's transaction, which would otherwise hold a database connection while it waits for a thread.
  */
 const COMPUTATIONS = new Set(['evaluateGoalFeasibility']);
-
-export interface ApiRequestState {
-  requestInfo: RequestInfo;
-  log: Logger;
-}
 
 type Parsed = ReturnType<typeof parseMatchedRequest>;
 type Invoke = (operation: Operation, parsed: Parsed, actor: Actor | null, state: ApiRequestState, services: Services) => Promise<Reply>;

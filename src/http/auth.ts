@@ -1,6 +1,6 @@
 import { authorize, AuthorizationError, type Actor, type BearerOperationId } from '../auth/authorize.js';
 import type { TokenService } from '../auth/tokens.js';
-import type { ApiRequestState } from './api.js';
+import type { ApiRequestState } from './request-state.js';
 import { problemReply, type Reply } from './reply.js';
 
 export const BEARER_SCHEME = 'OAuth2';

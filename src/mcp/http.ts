@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authorize, AuthorizationError } from '../auth/authorize.js';
-import type { Principal } from '../auth/tokens.js';
-import type { ApiRequestState } from '../http/api.js';
+import type { Principal } from '../auth/principal.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { parseBody } from '../http/body.js';
 import { errorToReply } from '../http/errors.js';
 import { sendReply, type Reply } from '../http/reply.js';

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { authorize, type BearerOperationId, type Origin } from '../auth/authorize.js';
-import type { Principal } from '../auth/tokens.js';
+import type { Principal } from '../auth/principal.js';
 import { Contract } from '../contract/operations.js';
 import { errorToReply } from '../http/errors.js';
 import type { ProblemDocument } from '../problems.js';
