@@ -4,13 +4,15 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import type { RequestInfo } from '../handlers/types.js';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { handlers } from '../handlers/index.js';
+import { handlers, successShapes } from '../handlers/index.js';
+import { IdempotencyKeys } from './application/idempotency.js';
+import { Pipeline } from './application/pipeline.js';
+import { Contract } from './contract/operations.js';
 import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, isTokenEndpoint } from './http/api.js';
 import type { ApiRequestState } from './http/request-state.js';
 import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
-import { IdempotencyKeys } from './http/idempotency.js';
 import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
 import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
@@ -100,8 +102,9 @@ export async function createApp(config: Config, services: Services, document: Do
   app.set('query parser', 'simple');
 
   app.use(requestLog(logger));
-  const idempotency = new IdempotencyKeys(services, config.idempotencyRetentionHours * 3_600_000);
-  const api = await createApiMiddleware(document, services, handlers, config.baseUrl, idempotency, config.bodyLimitBytes);
+  // One pipeline for the three channels: one contract (its validator), one store of Idempotency-Keys.
+  const pipeline = new Pipeline(new Contract(document), new IdempotencyKeys(config.idempotencyRetentionHours * 3_600_000));
+  const api = await createApiMiddleware(document, services, pipeline, handlers, successShapes, config.baseUrl, config.bodyLimitBytes);
   // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
   // body is 401, not 413 or 415); everything else here reads its body first.
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : api.rawBody(req, res, next)));
@@ -113,11 +116,11 @@ export async function createApp(config: Config, services: Services, document: Do
   // Pages for people in gzip or brotli by Accept-Encoding (with Vary). API answers are compressed in sendReply, fixed
   // documents once per process (src/http/encoded.ts); MCP's streams are left alone.
   app.use(['/docs', '/problems'], compression({ threshold: 1024 }));
-  const mcp = new McpCatalogue(document, config.baseUrl);
+  const mcp = new McpCatalogue(document, config.baseUrl, pipeline);
   app.use(docsRouter(config.baseUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
   app.all(MCP_PATH, mcpHandler(services, mcp, config.mcpAllowedOrigins));
-  app.all('/graphql', graphqlHandler(services, mcp.contract, config.baseUrl, idempotency));
+  app.all('/graphql', graphqlHandler(services, pipeline, config.baseUrl));
   app.use(api);
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {

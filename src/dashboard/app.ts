@@ -6,7 +6,8 @@ import { pinoHttp } from 'pino-http';
 import type { Config } from '../config.js';
 import { Contract } from '../contract/operations.js';
 import type { ChallengePurpose } from '../services/challenges.js';
-import { classifyError } from '../services/errors.js';
+import { classifyError } from '../application/failures.js';
+import { statusOf } from '../application/problems.js';
 import type { Services } from '../services/index.js';
 import type { DashboardContext } from './context.js';
 import { html } from './html.js';
@@ -16,7 +17,7 @@ import { developerRoutes } from './pages/developer.js';
 import { overviewRoutes } from './pages/overview.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
-import { sendPage } from './respond.js';
+import { pageHeaders, sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -134,7 +135,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
     const { problem, log } = classifyError(error);
     if (log !== 'none') req.log[log]({ err: error }, 'dashboard request failed');
     const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
-    sendPage(res, problem.status, body, problem.headers);
+    sendPage(res, statusOf(problem.slug), body, pageHeaders(problem));
   };
   app.use(failed);
   return app;

@@ -4,7 +4,7 @@ import { extname, join } from 'node:path';
 import express, { type Router } from 'express';
 import { Marked } from 'marked';
 import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
-import { problemTypeUri } from '../problems.js';
+import { problemTypeUri } from '../application/problems.js';
 import { EncodedBody } from './encoded.js';
 import { problemReply, sendReply } from './reply.js';
 

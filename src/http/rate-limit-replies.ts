@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { problemDocument } from '../problems.js';
+import { problemDocument } from '../application/problems.js';
 import type { ApiRequestState } from './request-state.js';
 
 export const WINDOW_MS = 60_000;

@@ -1,6 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
-import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
+import { problemDocument } from '../application/problems.js';
+import type { OAuthError, ProblemSlug } from '../problems.js';
 import { preferredEncoding, type EncodedBody } from './encoded.js';
 import { setResponseHeader } from './rate-limit-replies.js';
 
@@ -11,6 +12,14 @@ export interface Reply {
   contentType?: string;
   /** The body already serialised and compressed (it is `body` as JSON): sent in the client's preferred encoding. */
   encoded?: EncodedBody;
+}
+
+/** An answer decided at the HTTP edge (a 405 with its `Allow`, say), thrown to where the reply is sent. */
+export class ReplyError extends Error {
+  constructor(readonly reply: Reply) {
+    super(`answered ${reply.status}`);
+    this.name = 'ReplyError';
+  }
 }
 
 export function problemReply(
