@@ -1,5 +1,5 @@
 import type { Document } from 'openapi-backend';
-import { EncodedBody } from '../src/http/encoded.js';
+import { EncodedBody } from '../src/http/compression.js';
 import type { Handler } from './types.js';
 
 /** The published document serialised and compressed once per process (it never changes while the process runs). */

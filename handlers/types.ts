@@ -2,7 +2,7 @@ import type { operations } from '../generated/api.js';
 import type { AnonymousOperationId } from '../generated/operation-scopes.js';
 import type { BearerOperationId } from '../src/auth/authorize.js';
 import type { Success } from '../src/application/use-cases.js';
-import type { EncodedBody } from '../src/http/encoded.js';
+import type { EncodedBody } from '../src/http/compression.js';
 import type { Services } from '../src/services/index.js';
 
 export type OperationId = keyof operations;

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import type { Config } from '../config.js';
+import { requestLog } from '../http/request-log.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { Contract } from '../contract/operations.js';
 import type { ChallengePurpose } from '../services/challenges.js';
 import { classifyError } from '../application/failures.js';
@@ -56,16 +57,8 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   const context: DashboardContext = { services, contract: new Contract(document), cookies: cookieNames(config.dashboardUrl) };
   const assets = { 'dashboard.css': ['text/css', asset('dashboard.css')], 'dashboard.js': ['text/javascript', asset('dashboard.js')] } as const;
 
-  app.use(
-    pinoHttp({
-      logger: logger.child({ app: 'dashboard' }),
-      // Never headers (cookies), bodies (passwords) or queries.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  // The API's request logger (never headers, cookies, bodies or queries), its lines marked as the dashboard's.
+  app.use(requestLog(logger.child({ app: 'dashboard' })));
   app.use((req, res, next) => {
     res.set({
       'Content-Security-Policy': CSP,
@@ -125,7 +118,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   app.use(policyRoutes(context));
 
   app.use((_req, res) => sendPage(res, 404, page({ title: 'Not found', visitor: visitorOf(res), body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>` })));
-  const failed: ErrorRequestHandler = (error, req, res, _next) => {
+  const failed: ErrorRequestHandler = (error, _req, res, _next) => {
     // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
     const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
     if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
@@ -133,7 +126,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
       return;
     }
     const { problem, log } = classifyError(error);
-    if (log !== 'none') req.log[log]({ err: error }, 'dashboard request failed');
+    if (log !== 'none') (res.locals as { api: ApiRequestState }).api.log[log]({ err: error }, 'dashboard request failed');
     const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
     sendPage(res, statusOf(problem.slug), body, pageHeaders(problem));
   };

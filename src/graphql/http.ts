@@ -4,6 +4,7 @@ import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-htt
 import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';
 import { errorToReply } from '../http/errors.js';
+import { sendBody } from '../http/compression.js';
 import { problemReply, ReplyError, sendReply } from '../http/reply.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { ProblemError } from '../problems.js';
@@ -105,7 +106,8 @@ export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: 
       const [text, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
       if (context.keyRefusal) throw new ReplyError(context.keyRefusal);
       if (!text && init.status >= 400) throw emptyRefusal(req, init.status, init.headers, baseUrl);
-      res.writeHead(init.status, init.statusText, { ...init.headers, ...(context.replayed ? { 'idempotent-replayed': 'true' } : {}) }).end(text);
+      res.status(init.status).set({ ...init.headers, ...(context.replayed ? { 'idempotent-replayed': 'true' } : {}) });
+      sendBody(req, res, text ?? '');
     } catch (error) {
       const reply = errorToReply(error, baseUrl, state.log);
       reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };

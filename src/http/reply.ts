@@ -1,8 +1,7 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
 import { problemDocument } from '../application/problems.js';
 import type { OAuthError, ProblemSlug } from '../problems.js';
-import { preferredEncoding, type EncodedBody } from './encoded.js';
+import { sendBody, type EncodedBody } from './compression.js';
 import { setResponseHeader } from './rate-limit-replies.js';
 
 export interface Reply {
@@ -73,26 +72,5 @@ export function sendReply(res: Response, reply: Reply): void {
     return;
   }
   res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
-  const json = JSON.stringify(reply.body);
-  if (json.length < COMPRESS_FROM_BYTES) {
-    res.end(json);
-    return;
-  }
-  // Larger answers (list pages, GraphQL results) in brotli or gzip when the client allows. Compressed here, whole,
-  // rather than by the compression middleware, which wraps every response's stream — measured, a twentieth of a
-  // light request's CPU, for the many answers too small to compress.
-  res.vary('Accept-Encoding');
-  const encoding = preferredEncoding(res.req);
-  if (encoding === 'br') {
-    res.setHeader('Content-Encoding', 'br');
-    res.end(brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }));
-  } else if (encoding === 'gzip') {
-    res.setHeader('Content-Encoding', 'gzip');
-    res.end(gzipSync(json));
-  } else {
-    res.end(json);
-  }
+  sendBody(res.req, res, JSON.stringify(reply.body));
 }
-
-/** Below this size compression costs more than it saves (the compression middleware's default threshold). */
-const COMPRESS_FROM_BYTES = 1024;
