@@ -95,7 +95,8 @@ export class Contract {
   private readonly bodyAjv: Ajv2020.default;
   private readonly typedAjv: Ajv2020.default;
   private readonly textAjv: Ajv2020.default;
-  private readonly validators = new Map<string, Validators>();
+  /** Compiled validators by operationId: for text (REST) and for typed values (the other channels). */
+  private readonly validators = { text: new Map<string, Validators>(), typed: new Map<string, Validators>() };
 
   constructor(readonly document: Document) {
     const doc = document as unknown as Json;
@@ -176,11 +177,11 @@ export class Contract {
   }
 
   private validatorsOf(operationId: string, text: boolean): Validators {
-    const cacheKey = `${text ? 'text' : 'typed'} ${operationId}`;
-    let validators = this.validators.get(cacheKey);
+    const compiled = text ? this.validators.text : this.validators.typed;
+    let validators = compiled.get(operationId);
     if (!validators) {
       validators = this.compile(this.operation(operationId), text);
-      this.validators.set(cacheKey, validators);
+      compiled.set(operationId, validators);
     }
     return validators;
   }
