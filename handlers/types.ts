@@ -3,6 +3,7 @@ import type { AnonymousOperationId } from '../generated/operation-scopes.js';
 import type { BearerOperationId } from '../src/auth/authorize.js';
 import type { Success } from '../src/application/use-cases.js';
 import type { EncodedBody } from '../src/http/compression.js';
+import type { RequestInfo } from '../src/http/request-state.js';
 import type { Services } from '../src/services/index.js';
 
 export type OperationId = keyof operations;
@@ -25,12 +26,7 @@ export type HandlerResult<K extends OperationId> = {
   [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string>; encoded?: EncodedBody };
 }[SuccessStatus<K>];
 
-export interface RequestInfo {
-  id: string;
-  ip: string;
-  userAgent: string | null;
-  headers: Record<string, string | string[] | undefined>;
-}
+export type { RequestInfo };
 
 export interface HandlerContext<K extends OperationId> {
   body: RequestBodyOf<K>;

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { getOperationAST, Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';

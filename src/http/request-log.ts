@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { RequestInfo } from '../../handlers/types.js';
-import type { ApiRequestState } from './request-state.js';
+import type { ApiRequestState, RequestInfo } from './request-state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_USER_AGENT = 512;
