@@ -1,14 +1,25 @@
+import type { Document } from 'openapi-backend';
+import { EncodedBody } from '../src/http/compression.js';
 import type { Handler } from './types.js';
 
+/** The published document serialised and compressed once per process (it never changes while the process runs). */
+const encodings = new WeakMap<Document, EncodedBody>();
+const encodedOf = (document: Document) => {
+  let encoded = encodings.get(document);
+  if (!encoded) encodings.set(document, (encoded = new EncodedBody(Buffer.from(JSON.stringify(document)))));
+  return encoded;
+};
+
 export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async ({ request, services }) => {
-  const published = services.meta.openApiDocument();
-  const headers = { ETag: published.etag, 'Cache-Control': 'public, max-age=60, must-revalidate' };
+  const document = services.meta.openApiDocument();
+  const encoded = encodedOf(document);
+  const headers = { ETag: encoded.etag, 'Cache-Control': 'public, max-age=60, must-revalidate' };
   const ifNoneMatch = request.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === published.etag || tag.trim() === '*')) {
+  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').some((tag) => tag.trim() === encoded.etag || tag.trim() === '*')) {
     return { status: 304, body: undefined as never, headers };
   }
-  // Serialised and compressed once per process; sent in the encoding the client prefers.
-  return { status: 200, body: published.document as never, headers, encoded: published.encoded };
+  // Sent in the encoding the client prefers.
+  return { status: 200, body: document as never, headers, encoded };
 };
 
 export const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });

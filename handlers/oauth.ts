@@ -1,4 +1,5 @@
 import type { components } from '../generated/api.js';
+import { basicCredentials } from '../src/http/basic-credentials.js';
 import type { Handler } from './types.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -6,7 +7,8 @@ const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };
 
 export const issueToken: Handler<'issueToken'> = async ({ body, request, services }) => {
   const authorization = request.headers.authorization;
-  const token = await services.oauth.issueToken(body ?? {}, Array.isArray(authorization) ? authorization[0] : authorization);
+  // HTTP Basic is read here, at the edge; the use case takes the credentials.
+  const token = await services.oauth.issueToken(body ?? {}, basicCredentials(Array.isArray(authorization) ? authorization[0] : authorization));
   return { status: 200, body: token, headers: NO_STORE };
 };
 

@@ -1,6 +1,9 @@
 import type { operations } from '../generated/api.js';
-import type { Actor, BearerOperationId } from '../src/auth/authorize.js';
-import type { EncodedBody } from '../src/http/encoded.js';
+import type { AnonymousOperationId } from '../generated/operation-scopes.js';
+import type { BearerOperationId } from '../src/auth/authorize.js';
+import type { Success } from '../src/application/use-cases.js';
+import type { EncodedBody } from '../src/http/compression.js';
+import type { RequestInfo } from '../src/http/request-state.js';
 import type { Services } from '../src/services/index.js';
 
 export type OperationId = keyof operations;
@@ -23,24 +26,27 @@ export type HandlerResult<K extends OperationId> = {
   [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string>; encoded?: EncodedBody };
 }[SuccessStatus<K>];
 
-export interface RequestInfo {
-  id: string;
-  ip: string;
-  userAgent: string | null;
-  headers: Record<string, string | string[] | undefined>;
-}
+export type { RequestInfo };
 
 export interface HandlerContext<K extends OperationId> {
   body: RequestBodyOf<K>;
   path: Part<ParametersOf<K>, 'path'>;
   query: Part<ParametersOf<K>, 'query'>;
-  /** The caller, authorized for this operation by its scopes in the spec; null for operations without a bearer token. */
-  actor: K extends BearerOperationId ? Actor<K> : null;
   request: RequestInfo;
   services: Services;
 }
 
 export type Handler<K extends OperationId> = (context: HandlerContext<K>) => Promise<HandlerResult<K>>;
 
-/** Every operation of the spec has exactly one handler; a missing one does not compile. */
-export type HandlerRegistry = { [K in OperationId]: Handler<K> };
+/**
+ * The operations without a bearer token, REST's own (the token endpoint, discovery documents, health, sign-up and
+ * log-in with their proof-of-work header): one handler each; a missing one does not compile. Bearer operations run
+ * through the application's pipeline and its use-case table instead.
+ */
+export type AnonymousHandlers = { [K in AnonymousOperationId]: Handler<K> };
+
+/** A bearer operation's success answered with a status or headers of its own (201 with `Location`), from its value. */
+export type SuccessShape<K extends BearerOperationId> = (value: Success<K>) => { status?: number; headers?: Record<string, string> };
+
+/** The bearer operations whose REST answer is special; every other one answers its contract's success status and body. */
+export type SuccessShapes = { [K in BearerOperationId]?: SuccessShape<K> };

@@ -95,8 +95,7 @@ export function demoBanner(credentials: DemoCredentials, urls: { api: string; da
  * acts as the demo client would: it obtains a token and goes through the same authorization as any caller.
  */
 async function seedDemoPolicy(services: Services, clientId: string, clientSecret: string): Promise<void> {
-  const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
-  const token = await services.oauth.issueToken({ grant_type: 'client_credentials', scope: 'read trade' }, basic);
+  const token = await services.oauth.issueToken({ grant_type: 'client_credentials', scope: 'read trade' }, { id: clientId, secret: clientSecret });
   const principal = await services.tokens.authenticate(`Bearer ${token.access_token}`);
   const existing = await services.policies.list(authorize(principal, 'listPolicies', SEED_ORIGIN), { limit: 1 });
   if (existing.data.length > 0) return;

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { Document } from 'openapi-backend';
-import { EncodedBody } from './http/encoded.js';
 
 const bundled = new URL('../../generated/openapi.json', import.meta.url);
 const bundledFromSource = new URL('../generated/openapi.json', import.meta.url);
@@ -17,16 +16,7 @@ export function loadDocument(): Document {
   throw new Error('generated/openapi.json is missing: run `npm run generate`');
 }
 
-export interface PublishedDocument {
-  document: Document;
-  /** Its JSON, serialised and compressed once. */
-  encoded: EncodedBody;
-  etag: string;
-}
-
 /** The document partners download: servers point at this deployment's BASE_URL. */
-export function publishDocument(document: Document, baseUrl: string): PublishedDocument {
-  const published = { ...document, servers: [{ url: baseUrl, description: 'This deployment' }] };
-  const encoded = new EncodedBody(Buffer.from(JSON.stringify(published)));
-  return { document: published, encoded, etag: encoded.etag };
+export function publishDocument(document: Document, baseUrl: string): Document {
+  return { ...document, servers: [{ url: baseUrl, description: 'This deployment' }] };
 }

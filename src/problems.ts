@@ -2,51 +2,23 @@ import { problemTypes, type ProblemSlug } from '../generated/problem-types.js';
 
 export type { ProblemSlug };
 
-export interface ProblemDocument {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  instance?: string;
-  [extension: string]: unknown;
-}
-
-/** A failure the client can act on. Services throw it; the HTTP edge turns it into a problem document. */
+/**
+ * A refusal the caller can act on, in the contract's vocabulary: its kind (`slug`, a problem type declared in
+ * openapi.yaml, so an undeclared one does not compile), a message (`detail`) and structured facts (`extensions`:
+ * the failed checks, the conflicting state, the supported markets…), and when a retry may succeed (`retryAfterMs`).
+ * Use cases throw it; it knows no transport: each adapter renders it once — REST as the type's status, headers and
+ * a problem document, GraphQL as an error with the problem in `extensions`, MCP as an `isError` result.
+ */
 export class ProblemError extends Error {
   constructor(
     readonly slug: ProblemSlug,
     readonly detail?: string,
     readonly extensions: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly retryAfterMs?: number,
   ) {
     super(detail ?? problemTypes[slug].title);
     this.name = 'ProblemError';
   }
-
-  get status(): number {
-    return problemTypes[this.slug].status;
-  }
-}
-
-export function problemTypeUri(slug: ProblemSlug, baseUrl: string): string {
-  const declared = problemTypes[slug] as { uri?: string };
-  return declared.uri ?? `${baseUrl}/problems/${slug}`;
-}
-
-export function problemDocument(
-  slug: ProblemSlug,
-  baseUrl: string,
-  options: { detail?: string; instance?: string; extensions?: Record<string, unknown> } = {},
-): ProblemDocument {
-  const declared = problemTypes[slug];
-  return {
-    ...options.extensions,
-    type: problemTypeUri(slug, baseUrl),
-    title: declared.title,
-    status: declared.status,
-    ...(options.detail ? { detail: options.detail } : {}),
-    ...(options.instance ? { instance: options.instance } : {}),
-  };
 }
 
 export const OAUTH_ERRORS = {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
-import { problemTypeUri } from './problems.js';
+import { problemTypeUri } from './application/problems.js';
 import type { Config } from './config.js';
 import { createDashboardApp } from './dashboard/app.js';
 import { createExpressServer } from './http/node-server.js';

@@ -1,7 +1,8 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
-import { handlers } from '../handlers/index.js';
+import { handlers, successShapes } from '../handlers/index.js';
+import { useCases } from '../src/application/use-cases.js';
 import { problemTypes } from '../generated/problem-types.js';
 import { loadDocument } from '../src/document.js';
 import { MARKETS, supportedMarkets } from '../src/services/markets.js';
@@ -50,9 +51,10 @@ describe('the contract and the code agree', () => {
     }
   });
 
-  it('every operationId has a handler and every handler an operation', () => {
+  it('every operationId is served, an anonymous one by its REST handler and a bearer one by its use case, and nothing else is', () => {
     const operationIds = operations.map((op) => op.operationId).sort();
-    expect(Object.keys(handlers).sort()).to.deep.equal(operationIds);
+    expect([...Object.keys(handlers), ...Object.keys(useCases)].sort()).to.deep.equal(operationIds);
+    for (const id of Object.keys(successShapes)) expect(useCases, `the REST success shape of ${id}`).to.have.property(id);
   });
 
   it('every error response names declared problem types whose status is its own', () => {

@@ -1,5 +1,8 @@
 import { operationScopes, type BearerOperationId } from '../../generated/operation-scopes.js';
-import type { Principal } from './tokens.js';
+import { AuthorizationError } from './authorization-error.js';
+import type { Principal } from './principal.js';
+
+export { AuthorizationError };
 
 export type { BearerOperationId };
 
@@ -53,18 +56,6 @@ export interface Actor<Op extends ActorOperation = ActorOperation> {
   readonly scopes: ReadonlySet<string>;
   readonly origin: Origin;
   readonly [authorized]: Op;
-}
-
-/** Why a caller may not run an operation: no token, a bad token, or a token without the operation's scope. */
-export class AuthorizationError extends Error {
-  constructor(
-    readonly kind: 'missing' | 'invalid_token' | 'insufficient_scope',
-    readonly description: string,
-    readonly requiredScope?: string,
-  ) {
-    super(description);
-    this.name = 'AuthorizationError';
-  }
 }
 
 /** The scope sets that satisfy an operation through a channel (any one set, every scope in it). */

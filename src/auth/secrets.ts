@@ -131,7 +131,7 @@ class BoundedGate {
           },
           timer: setTimeout(() => {
             this.waiting.splice(this.waiting.indexOf(entry), 1);
-            reject(new ProblemError('service-unavailable', 'Too many credential checks are running at once; retry shortly.', {}, { 'Retry-After': '1' }));
+            reject(new ProblemError('service-unavailable', 'Too many credential checks are running at once; retry shortly.', {}, 1000));
           }, this.waitMs),
         };
         this.waiting.push(entry);

@@ -1,19 +1,14 @@
 import { randomUUID, verify as verifySignature } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { AuthorizationError } from './authorize.js';
+import { AuthorizationError } from './authorization-error.js';
+import type { Principal } from './principal.js';
 import type { SigningKey } from './keys.js';
+
+/** Re-exported for callers that know tokens (tests); the type lives in principal.ts, apart from the verifier. */
+export type { Principal };
 
 export const SCOPES = ['read', 'write', 'trade', 'mcp'] as const;
 export type Scope = (typeof SCOPES)[number];
-
-export interface Principal {
-  accountId: string;
-  clientId: string;
-  scopes: ReadonlySet<string>;
-  generation: number;
-  tokenId: string;
-  expiresAt: number;
-}
 
 /** A verified token's principal, and when the token became usable (its `nbf`, else its `iat`) in ms. */
 interface Verified {

@@ -1,5 +1,5 @@
 import { DASHBOARD_CLIENT_ID, type Actor } from '../auth/authorize.js';
-import type { WindowCount, WindowCounter } from '../http/window-counters.js';
+import type { WindowCount, WindowCounter } from '../counters/window-counters.js';
 import { ProblemError } from '../problems.js';
 
 /** The budget's policy name (`RateLimit-Policy`, `violated-policies`) and its window. */
@@ -19,13 +19,13 @@ export interface QuotaState {
 
 const secondsUntil = (time: Date | undefined) => (time ? Math.max(1, Math.ceil((time.getTime() - Date.now()) / 1000)) : CPU_WINDOW_MS / 1000);
 
-/** A spent budget: 429 `quota-exceeded` naming the policy, with `Retry-After`; REST adds the policy's headers. */
+/** A spent budget: `quota-exceeded` naming the policy and when the window ends; REST adds the policy's headers. */
 export class QuotaExceededError extends ProblemError {
   constructor(
     readonly quota: QuotaState,
     detail: string,
   ) {
-    super('quota-exceeded', detail, { 'violated-policies': [quota.name] }, { 'Retry-After': String(secondsUntil(quota.resetTime)), 'Cache-Control': 'no-store' });
+    super('quota-exceeded', detail, { 'violated-policies': [quota.name] }, secondsUntil(quota.resetTime) * 1000);
     this.name = 'QuotaExceededError';
   }
 }

@@ -30,7 +30,7 @@ const WORKER_FILE = fileURLToPath(new URL(FROM_SOURCES ? './worker-tsx.mjs' : '.
 
 function received(problem: SentProblem): ProblemError {
   if (problem.fields) return new InvalidInputError(problem.fields);
-  return new ProblemError(problem.slug, problem.detail, problem.extensions, problem.headers);
+  return new ProblemError(problem.slug, problem.detail, problem.extensions, problem.retryAfterMs);
 }
 
 /**
@@ -48,9 +48,9 @@ export class ComputePool {
   constructor(private readonly options: ComputePoolOptions) {}
 
   async run<K extends TaskName>(task: K, input: ComputeTasks[K]['input']): Promise<Computed<ComputeTasks[K]['value']>> {
-    if (this.closed) throw new ProblemError('service-unavailable', 'This instance is shutting down; retry the request.', {}, { 'Retry-After': '1' });
+    if (this.closed) throw new ProblemError('service-unavailable', 'This instance is shutting down; retry the request.', {}, 1000);
     if (this.admitted >= this.options.threads + this.options.queueLength) {
-      throw new ProblemError('service-busy', 'Every computation slot of this instance is taken; nothing was computed. Retry after Retry-After seconds.', {}, { 'Retry-After': '1' });
+      throw new ProblemError('service-busy', 'Every computation slot of this instance is taken; nothing was computed. Retry after Retry-After seconds.', {}, 1000);
     }
     this.admitted++;
     let outcome: Outcome<ComputeTasks[K]['value']>;

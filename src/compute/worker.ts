@@ -18,7 +18,7 @@ export interface SentProblem {
   slug: ProblemSlug;
   detail: string | undefined;
   extensions: Record<string, unknown>;
-  headers: Record<string, string>;
+  retryAfterMs: number | undefined;
   fields?: InvalidInputError['fields'];
 }
 
@@ -46,7 +46,7 @@ function measured<I, T>(compute: (input: I) => T): (input: I) => Outcome<T> {
       return { cpuMs: threadCpuMs() - start, value };
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error; // an Error's message reaches the pool; it is an internal error
-      const problem: SentProblem = { slug: error.slug, detail: error.detail, extensions: error.extensions, headers: error.headers };
+      const problem: SentProblem = { slug: error.slug, detail: error.detail, extensions: error.extensions, retryAfterMs: error.retryAfterMs };
       if (error instanceof InvalidInputError) problem.fields = error.fields;
       return { cpuMs: threadCpuMs() - start, problem };
     }

@@ -2,15 +2,19 @@ import Ajv2020, { type ErrorObject, type Options } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 /**
- * The one Ajv every request input is checked with: REST's (through openapi-backend's `customizeAjv`), GraphQL's and
- * MCP's (through `Contract`). `strict: false` lets the OpenAPI vocabulary (`example`, `x-...`) through, but it also
- * switches off `strictNumbers`, under which `type: number` accepts Infinity and NaN — what `JSON.parse` makes of
+ * The one Ajv configuration every request input is checked with, on every channel (through `Contract`).
+ * `strict: false` lets the OpenAPI vocabulary (`example`, `x-...`) through, but it also switches off `strictNumbers`, under which `type: number` accepts Infinity and NaN — what `JSON.parse` makes of
  * `1e400` and what graphql-js makes of a `1e400` literal, stored as `null` by JSON.stringify. So it is set again.
  */
 export function createContractAjv(options: Options = {}): Ajv2020.default {
   const ajv = new Ajv2020.default({ ...options, strict: false, strictNumbers: true, allErrors: true, validateFormats: true });
   addFormats.default(ajv);
   return ajv;
+}
+
+/** A name as one segment of a JSON pointer (RFC 6901): `~` and `/` escaped. The one place pointers are escaped. */
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 const TYPE_WORDS: Record<string, string> = {

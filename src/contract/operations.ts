@@ -1,8 +1,9 @@
 import type Ajv2020 from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Document } from 'openapi-backend';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
-import { createContractAjv, schemaErrorDetail } from './ajv.js';
+import { createContractAjv } from './ajv.js';
+import { fieldProblemsOf } from './field-problems.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -12,9 +13,11 @@ export interface ContractParameter {
   required: boolean;
   description: string | undefined;
   schema: Json;
+  /** The schema's `type`, its reference followed. */
+  type: unknown;
 }
 
-/** One operation of openapi.yaml as adapters other than REST need it: what it takes and what it answers. */
+/** One operation of openapi.yaml as the code needs it: what it takes, who may call it and what it answers. */
 export interface ContractOperation {
   operationId: string;
   method: string;
@@ -22,22 +25,41 @@ export interface ContractOperation {
   summary: string;
   description: string;
   tags: string[];
-  /** Path and query parameters (headers are transport details: Idempotency-Key, If-None-Match). */
+  /** Path and query parameters: what every channel passes (GraphQL as arguments, MCP as tool arguments). */
   parameters: ContractParameter[];
+  /** Header parameters (Idempotency-Key, X-IAS-Challenge, If-None-Match): HTTP's, whichever channel carries them. */
+  headers: ContractParameter[];
   /** The JSON request body's schema (a `$ref` into the document), if the operation takes one. */
   body: { schema: Json; required: boolean } | undefined;
+  /** Every media type the request body may have (empty when it takes none). */
+  mediaTypes: string[];
   /** The first 2xx response with a JSON body: its status and schema (a `$ref` into the document). */
   success: { status: number; schema: Json } | undefined;
+  /** Whether a bearer token is required (else the operation is anonymous). */
+  bearer: boolean;
+  /** Whether it declares the Idempotency-Key header (every POST that takes a bearer token). */
+  keyed: boolean;
 }
 
 /** The input of an operation, split the way the contract declares it. */
 export interface OperationInput {
   path?: Record<string, unknown>;
   query?: Record<string, unknown>;
+  /** Header values by lower-case name. */
+  header?: Record<string, unknown>;
   body?: unknown;
 }
 
+/** An input as validation passed it on: parameter defaults applied, and coerced from text when it came as text. */
+export interface CheckedInput {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  header: Record<string, unknown>;
+  body: unknown;
+}
+
 const DOCUMENT_ID = 'openapi.json';
+const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
 
 function deref(document: Json, node: Json): Json {
   let current = node;
@@ -53,40 +75,49 @@ function absolute(schema: Json): Json {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, `"$ref":"${DOCUMENT_ID}#/`));
 }
 
-function fieldOf(error: ErrorObject, prefix: string): FieldProblem {
-  let pointer = error.instancePath;
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required' && typeof params.missingProperty === 'string') pointer += `/${params.missingProperty}`;
-  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') pointer += `/${params.additionalProperty}`;
-  const field = [prefix, pointer.replace(/^\//, '')].filter(Boolean).join('/');
-  return { field, detail: schemaErrorDetail(error) };
+interface Validators {
+  body: ValidateFunction | undefined;
+  /** The body schema's required members: a missing body is reported as those (the client learns what to send). */
+  bodyRequired: string[];
+  params: ValidateFunction;
 }
 
 /**
- * The operations of the contract, for adapters that are not REST (GraphQL, MCP): their parameters, body and
- * success schemas, and validation of an input against exactly the schemas REST validates with, so every
- * interface refuses the same input with the same field names.
+ * The operations of the contract and the one validator of their inputs, for every channel: REST (values as text,
+ * coerced to the schema's types), GraphQL and MCP (typed values). It checks exactly what openapi-backend's request
+ * validator checked — one schema for the body, one for the parameters by location (unknown path and query
+ * parameters refused, headers case-insensitive), parameter defaults applied — on the contract's Ajv (2020-12,
+ * finite numbers only: ajv.ts), and names each invalid field as the use cases do (field-problems.ts).
  */
 export class Contract {
   readonly operations = new Map<string, ContractOperation>();
-  private readonly ajv: Ajv2020.default;
-  private readonly validators = new Map<string, ValidateFunction>();
+  /** Bodies are checked as sent: never coerced, no defaults added (what a client sent is what its key's fingerprint covers). */
+  private readonly bodyAjv: Ajv2020.default;
+  private readonly typedAjv: Ajv2020.default;
+  private readonly textAjv: Ajv2020.default;
+  /** Compiled validators by operationId: for text (REST) and for typed values (the other channels). */
+  private readonly validators = { text: new Map<string, Validators>(), typed: new Map<string, Validators>() };
 
   constructor(readonly document: Document) {
     const doc = document as unknown as Json;
-    this.ajv = createContractAjv();
-    this.ajv.addSchema(doc, DOCUMENT_ID);
+    this.bodyAjv = createContractAjv();
+    this.bodyAjv.addSchema(doc, DOCUMENT_ID);
+    this.typedAjv = createContractAjv({ useDefaults: true });
+    this.typedAjv.addSchema(doc, DOCUMENT_ID);
+    this.textAjv = createContractAjv({ useDefaults: true, coerceTypes: true });
+    this.textAjv.addSchema(doc, DOCUMENT_ID);
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {
         if (!operation?.operationId) continue;
-        const parameters = ((operation.parameters ?? []) as Json[])
+        const declared = ((operation.parameters ?? []) as Json[])
           .map((p) => deref(doc, p))
-          .filter((p) => p.in === 'path' || p.in === 'query')
-          .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required), description: p.description, schema: p.schema as Json }));
+          .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required), description: p.description, schema: p.schema as Json, type: deref(doc, p.schema ?? {}).type }));
         const requestBody = operation.requestBody ? deref(doc, operation.requestBody) : undefined;
         const bodySchema = requestBody?.content?.['application/json']?.schema as Json | undefined;
         const successKey = Object.keys(operation.responses ?? {}).find((s) => /^2\d\d$/.test(s) && deref(doc, operation.responses[s]).content?.['application/json']);
         const success = successKey ? deref(doc, operation.responses[successKey]).content['application/json'].schema : undefined;
+        const security = (operation.security ?? doc.security ?? []) as Json[];
+        const headers = declared.filter((p) => p.in === 'header');
         this.operations.set(operation.operationId, {
           operationId: operation.operationId,
           method: method.toUpperCase(),
@@ -94,9 +125,13 @@ export class Contract {
           summary: operation.summary ?? operation.operationId,
           description: operation.description ?? '',
           tags: operation.tags ?? [],
-          parameters,
+          parameters: declared.filter((p) => p.in === 'path' || p.in === 'query'),
+          headers,
           body: bodySchema ? { schema: bodySchema, required: Boolean(requestBody?.required) } : undefined,
+          mediaTypes: Object.keys(requestBody?.content ?? {}),
           success: successKey ? { status: Number(successKey), schema: success } : undefined,
+          bearer: security.some((r) => 'OAuth2' in r) && !security.some((r) => Object.keys(r).length === 0),
+          keyed: headers.some((h) => h.name.toLowerCase() === 'idempotency-key'),
         });
       }
     }
@@ -108,44 +143,87 @@ export class Contract {
     return operation;
   }
 
-  /** The schema with every `$ref` resolvable on its own: `#/...` pointers into the document are kept as `openapi.json#/...`. */
-  resolvable(schema: Json): Json {
-    return absolute(schema);
+  /** Compiles every operation's validators now rather than on its first request. */
+  precompile(): void {
+    for (const operationId of this.operations.keys()) {
+      this.validatorsOf(operationId, false);
+      this.validatorsOf(operationId, true);
+    }
+  }
+
+  /** Checks an input (see check) and throws InvalidInputError naming each invalid field. */
+  validate(operationId: string, input: OperationInput): void {
+    this.check(operationId, input);
   }
 
   /**
-   * Checks an input against the operation's parameter and body schemas; throws InvalidInputError naming each
-   * invalid field (a parameter by its name, a body member by its path inside the body: `limits/max_order_notional`).
+   * Checks an input against the operation's body and parameter schemas and answers it with the parameters' defaults
+   * applied (and, with `text`, coerced from text: REST's path, query and header values). Throws InvalidInputError
+   * naming each invalid field: a parameter by its name and location, a body member by its path inside the body
+   * (`limits/max_order_notional`). `found` are problems the channel found while reading the input; they come first.
    */
-  validate(operationId: string, input: OperationInput): void {
-    const operation = this.operation(operationId);
-    const fields: FieldProblem[] = [];
-    for (const parameter of operation.parameters) {
-      const value = input[parameter.in as 'path' | 'query']?.[parameter.name];
-      if (value === undefined) {
-        if (parameter.required) fields.push({ field: parameter.name, detail: 'is required' });
-        continue;
-      }
-      const validate = this.compile(`${operationId}:${parameter.in}:${parameter.name}`, parameter.schema);
-      if (!validate(value)) fields.push(...(validate.errors ?? []).map((e) => fieldOf(e, parameter.name)));
+  check(operationId: string, input: OperationInput, options: { text?: boolean; found?: FieldProblem[] } = {}): CheckedInput {
+    const validators = this.validatorsOf(operationId, options.text ?? false);
+    const checked: CheckedInput = { path: { ...input.path }, query: { ...input.query }, header: { ...input.header }, body: input.body };
+    const problems: FieldProblem[] = [...(options.found ?? [])];
+    if (validators.body) {
+      const wrapped = checked.body === undefined ? {} : { requestBody: checked.body };
+      if (!validators.body(wrapped)) problems.push(...fieldProblemsOf(validators.body.errors ?? [], validators.bodyRequired));
     }
-    if (operation.body) {
-      if (input.body === undefined) {
-        if (operation.body.required) fields.push({ field: '', detail: 'a request body is required' });
-      } else {
-        const validate = this.compile(`${operationId}:body`, operation.body.schema);
-        if (!validate(input.body)) fields.push(...(validate.errors ?? []).filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword)).map((e) => fieldOf(e, '')));
-      }
-    }
-    if (fields.length > 0) throw new InvalidInputError(fields);
+    const parameters = { path: checked.path, query: checked.query, header: checked.header, cookie: {} };
+    if (!validators.params(parameters)) problems.push(...fieldProblemsOf(validators.params.errors ?? [], validators.bodyRequired));
+    if (problems.length > 0) throw new InvalidInputError(dedupe(problems));
+    return checked;
   }
 
-  private compile(key: string, schema: Json): ValidateFunction {
-    let validate = this.validators.get(key);
-    if (!validate) {
-      validate = this.ajv.compile(absolute(schema));
-      this.validators.set(key, validate);
+  private validatorsOf(operationId: string, text: boolean): Validators {
+    const compiled = text ? this.validators.text : this.validators.typed;
+    let validators = compiled.get(operationId);
+    if (!validators) {
+      validators = this.compile(this.operation(operationId), text);
+      compiled.set(operationId, validators);
     }
-    return validate;
+    return validators;
   }
+
+  /**
+   * The validators of one operation. Text (REST) has every parameter's value as text, coerced to its type, and
+   * requires the headers the operation requires; typed channels pass values of their types, and headers only when they
+   * carry them (the dashboard carries a proof-of-work solution in its form, not as X-IAS-Challenge).
+   */
+  private compile(operation: ContractOperation, text: boolean): Validators {
+    const ajv = text ? this.textAjv : this.typedAjv;
+    const doc = this.document as unknown as Json;
+    const raw = doc.paths[operation.path][operation.method.toLowerCase()] as Json;
+    const requestBody = raw.requestBody ? deref(doc, raw.requestBody) : undefined;
+    const bodyType = BODY_TYPES.find((type) => requestBody?.content?.[type]?.schema);
+    const bodySchema = bodyType ? (requestBody!.content[bodyType].schema as Json) : undefined;
+    const body = bodySchema
+      ? this.bodyAjv.compile({ type: 'object', properties: { requestBody: absolute(bodySchema) }, required: requestBody!.required ? ['requestBody'] : [] })
+      : undefined;
+    const locations: Record<string, { type: 'object'; properties: Json; required: string[]; additionalProperties: boolean }> = {
+      path: { type: 'object', properties: {}, required: [], additionalProperties: false },
+      query: { type: 'object', properties: {}, required: [], additionalProperties: false },
+      header: { type: 'object', properties: {}, required: [], additionalProperties: true },
+      cookie: { type: 'object', properties: {}, required: [], additionalProperties: true },
+    };
+    for (const parameter of [...operation.parameters, ...operation.headers]) {
+      const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
+      const target = locations[parameter.in]!;
+      target.properties[name] = absolute(parameter.schema);
+      if (parameter.required && (text || parameter.in !== 'header')) target.required.push(name);
+    }
+    const params = ajv.compile({ type: 'object', properties: locations, required: Object.keys(locations) });
+    return { body, bodyRequired: bodySchema ? ((deref(doc, bodySchema).required ?? []) as string[]) : [], params };
+  }
+}
+
+function dedupe(problems: FieldProblem[]): FieldProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.in ?? 'body'}\u0000${problem.field}\u0000${problem.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import type { Config } from '../config.js';
+import { requestLog } from '../http/request-log.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { Contract } from '../contract/operations.js';
 import type { ChallengePurpose } from '../services/challenges.js';
-import { classifyError } from '../services/errors.js';
+import { classifyError } from '../application/failures.js';
+import { statusOf } from '../application/problems.js';
 import type { Services } from '../services/index.js';
+import type { DashboardContext } from './context.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { authRoutes } from './pages/auth.js';
@@ -15,7 +18,7 @@ import { developerRoutes } from './pages/developer.js';
 import { overviewRoutes } from './pages/overview.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
-import { sendPage } from './respond.js';
+import { pageHeaders, sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -42,13 +45,6 @@ export interface DashboardDependencies {
 /** Who an error page is for when the request failed before its visitor was known. */
 const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } };
 
-/** What every page module gets. */
-export interface DashboardContext {
-  services: Services;
-  contract: Contract;
-  cookies: ReturnType<typeof cookieNames>;
-}
-
 /**
  * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
  * the same `authorize` as the API, with the `dashboard` channel. Sessions are cookies; bearer tokens are refused.
@@ -61,16 +57,8 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   const context: DashboardContext = { services, contract: new Contract(document), cookies: cookieNames(config.dashboardUrl) };
   const assets = { 'dashboard.css': ['text/css', asset('dashboard.css')], 'dashboard.js': ['text/javascript', asset('dashboard.js')] } as const;
 
-  app.use(
-    pinoHttp({
-      logger: logger.child({ app: 'dashboard' }),
-      // Never headers (cookies), bodies (passwords) or queries.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  // The API's request logger (never headers, cookies, bodies or queries), its lines marked as the dashboard's.
+  app.use(requestLog(logger.child({ app: 'dashboard' })));
   app.use((req, res, next) => {
     res.set({
       'Content-Security-Policy': CSP,
@@ -130,7 +118,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   app.use(policyRoutes(context));
 
   app.use((_req, res) => sendPage(res, 404, page({ title: 'Not found', visitor: visitorOf(res), body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>` })));
-  const failed: ErrorRequestHandler = (error, req, res, _next) => {
+  const failed: ErrorRequestHandler = (error, _req, res, _next) => {
     // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
     const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
     if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
@@ -138,9 +126,9 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
       return;
     }
     const { problem, log } = classifyError(error);
-    if (log !== 'none') req.log[log]({ err: error }, 'dashboard request failed');
+    if (log !== 'none') (res.locals as { api: ApiRequestState }).api.log[log]({ err: error }, 'dashboard request failed');
     const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
-    sendPage(res, problem.status, body, problem.headers);
+    sendPage(res, statusOf(problem.slug), body, pageHeaders(problem));
   };
   app.use(failed);
   return app;

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler } from 'express';
-import { getOperationAST, parse } from 'graphql';
+import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
+import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';
-import type { Contract } from '../contract/operations.js';
-import type { ApiRequestState } from '../http/api.js';
 import { errorToReply } from '../http/errors.js';
-import { fingerprint, transientStatus, type IdempotencyKeys } from '../http/idempotency.js';
-import { sendReply, type Reply } from '../http/reply.js';
+import { sendBody } from '../http/compression.js';
+import { problemReply, ReplyError, sendReply } from '../http/reply.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import type { GraphQLContext } from './context.js';
@@ -15,20 +15,33 @@ import { limitRules, parseWithinLimits, validateWithinLimits } from './limits.js
 import { createGraphQLSchema } from './schema.js';
 
 const JSON_RESPONSE = { 'content-type': 'application/json; charset=utf-8' };
-const KEY = /^[!-~]{1,255}$/;
 
-/** A stored problem answer on its way out (it gets this request's instance and id, as any problem). */
-class ProblemReply extends Error {
-  reply!: Reply;
+/** The root fields a selection set runs (fragments followed; `__typename` is not a field that does anything). */
+function rootFields(selectionSet: SelectionSetNode, document: DocumentNode, seen = new Set<string>()): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('__') ? 0 : 1;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += rootFields(selection.selectionSet, document, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) count += rootFields(fragment.selectionSet, document, seen);
+    }
+  }
+  return count;
 }
 
-/** The request's query, variables and operation name when it asks for a mutation (what a key's fingerprint covers). */
-function mutationRequest(body: string): { query: string; variables: unknown; operationName: unknown } | undefined {
+/**
+ * How many mutation fields the request's document runs, or undefined when it runs no mutation (a query, or a
+ * document graphql-http will refuse and explain itself).
+ */
+function mutationFields(body: string): number | undefined {
   try {
-    const params = JSON.parse(body) as { query?: unknown; variables?: unknown; operationName?: unknown };
+    const params = JSON.parse(body) as { query?: unknown; operationName?: unknown };
     if (typeof params.query !== 'string') return undefined;
-    const operation = getOperationAST(parse(params.query), typeof params.operationName === 'string' ? params.operationName : undefined);
-    return operation?.operation === 'mutation' ? { query: params.query, variables: params.variables ?? null, operationName: params.operationName ?? null } : undefined;
+    const document = parseWithinLimits(params.query);
+    const operation = getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
+    return operation?.operation === 'mutation' ? rootFields(operation.selectionSet, document) : undefined;
   } catch {
     return undefined; // graphql-http answers what is wrong with it
   }
@@ -45,9 +58,9 @@ function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpRespo
  * graphql-http refuses a request it cannot take at the HTTP level (a method, media type or Accept it does not speak)
  * with an empty body; here such a refusal is the problem document REST answers for the same status.
  */
-function emptyRefusal(req: Request, status: number, headers: Record<string, string> | undefined): ProblemError {
+function emptyRefusal(req: Request, status: number, headers: Record<string, string> | undefined, baseUrl: string): unknown {
   const allow = headers?.allow ?? 'GET, POST';
-  if (status === 405) return new ProblemError('method-not-allowed', `${req.method} is not allowed here; use ${allow}.`, {}, { Allow: allow });
+  if (status === 405) return new ReplyError(problemReply('method-not-allowed', baseUrl, { detail: `${req.method} is not allowed here; use ${allow}.`, headers: { Allow: allow } }));
   if (status === 406) {
     return new ProblemError('not-acceptable', `Responses are application/graphql-response+json or application/json; the Accept header "${req.headers.accept ?? ''}" allows neither.`);
   }
@@ -60,9 +73,12 @@ function emptyRefusal(req: Request, status: number, headers: Record<string, stri
 /**
  * GraphQL over HTTP at /graphql (graphql-http, the reference server). Every request is authenticated first, as
  * REST does: no or a bad token is a 401 problem with REST's `WWW-Authenticate` before anything is parsed or run
- * (introspection included). Each field then authorizes its own operation's scopes.
+ * (introspection included). Each root field then runs its operation through the application's pipeline. An
+ * Idempotency-Key keys the one mutation field of its document (a keyed document of several mutations is refused:
+ * which of them would the key's replay answer?); the key's own refusals (in use, reused) answer the request, and a
+ * replay carries `Idempotent-Replayed: true`, as over REST.
  */
-export function graphqlHandler(services: Services, contract: Contract, baseUrl: string, idempotency: IdempotencyKeys): RequestHandler {
+export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: string): RequestHandler {
   const schema = createGraphQLSchema();
   const handle = createHandler<Request, GraphQLContext, GraphQLContext>({
     schema,
@@ -81,37 +97,19 @@ export function graphqlHandler(services: Services, contract: Contract, baseUrl: 
       if (!principal) throw new AuthorizationError('missing', 'GraphQL requires a bearer access token.');
       const { ip, userAgent } = state.requestInfo;
       const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const run = async (bound: Services) => {
-        const context: GraphQLContext = { services: bound, contract, principal, origin: { ip, userAgent }, log: state.log, baseUrl };
-        return handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
-      };
       const key = req.headers['idempotency-key'];
-      const mutation = typeof key === 'string' && req.method === 'POST' ? mutationRequest(body) : undefined;
-      if (mutation) {
-        if (!KEY.test(key as string)) throw new ProblemError('validation-error', 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.', { errors: [{ pointer: '/header/idempotency-key', detail: 'must be 1 to 255 visible ASCII characters' }] });
-        const request = { accountId: principal.accountId, clientId: principal.clientId, operationId: 'graphql', key: key as string, fingerprint: fingerprint('POST', '/graphql', mutation) };
-        const reply = await idempotency.run(
-          request,
-          async (bound) => {
-            const [text, init] = await run(bound);
-            return { status: init.status, body: JSON.parse(text ?? 'null') as unknown, contentType: 'application/json' };
-          },
-          (error) => errorToReply(error, baseUrl, state.log),
-          // A mutation whose result carries errors is refused as a whole: its effect is rolled back, its answer kept.
-          (reply) => reply.status >= 400 || Boolean((reply.body as { errors?: unknown[] } | undefined)?.errors?.length),
-          // An error whose problem is a 5xx or 429 (the assistant failed, the database is away) is not stored either:
-          // a retry with the key runs the mutation again, as it would over REST.
-          (reply) => transientStatus(reply) || Boolean((reply.body as { errors?: { extensions?: { status?: unknown } }[] } | undefined)?.errors?.some((e) => typeof e.extensions?.status === 'number' && transientStatus({ status: e.extensions.status }))),
-        );
-        if (reply.contentType === 'application/problem+json') throw Object.assign(new ProblemReply(), { reply });
-        sendReply(res, reply);
-        return;
+      const mutations = typeof key === 'string' && req.method === 'POST' ? mutationFields(body) : undefined;
+      if (mutations !== undefined && mutations > 1) {
+        throw new ProblemError('malformed-request', `An Idempotency-Key keys one mutation, and this document runs ${mutations}: send each mutation in a request of its own, each with its own key.`);
       }
-      const [text, init] = await run(services);
-      if (!text && init.status >= 400) throw emptyRefusal(req, init.status, init.headers);
-      res.writeHead(init.status, init.statusText, init.headers).end(text);
+      const context: GraphQLContext = { services, pipeline, principal, origin: { ip, userAgent }, log: state.log, baseUrl, key: mutations === 1 ? (key as string) : undefined, replayed: false };
+      const [text, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
+      if (context.keyRefusal) throw new ReplyError(context.keyRefusal);
+      if (!text && init.status >= 400) throw emptyRefusal(req, init.status, init.headers, baseUrl);
+      res.status(init.status).set({ ...init.headers, ...(context.replayed ? { 'idempotent-replayed': 'true' } : {}) });
+      sendBody(req, res, text ?? '');
     } catch (error) {
-      const reply = error instanceof ProblemReply ? error.reply : errorToReply(error, baseUrl, state.log);
+      const reply = errorToReply(error, baseUrl, state.log);
       reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
       sendReply(res, reply);
     }

@@ -1,70 +1,42 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { ErrorObject } from 'ajv/dist/2020.js';
-import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
-import type { Logger } from 'pino';
-import type { HandlerRegistry, RequestInfo } from '../../handlers/types.js';
-import type { Actor } from '../auth/authorize.js';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import type { AnonymousHandlers, SuccessShapes } from '../../handlers/types.js';
+import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
+import type { BearerOperationId } from '../auth/authorize.js';
+import type { ContractOperation } from '../contract/operations.js';
 import { OAuthError, ProblemError } from '../problems.js';
-import { challengeHeaderProblem } from '../services/challenges.js';
+import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
-import { BEARER_SCHEME, bearerActor } from './auth.js';
-import { createContractAjv } from '../contract/ajv.js';
-import { bodyReadProblem, MALFORMED_PATH, mediaTypeOf, parseBody } from './body.js';
-import { errorToReply } from './errors.js';
-import { fingerprint, type IdempotencyKeys } from './idempotency.js';
+import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
+import { challengeHeaderProblem, errorToReply, problemToReply } from './errors.js';
+import { quotaHeaders } from './rate-limit-replies.js';
 import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
-import { parseMatchedRequest, RouteTable, type ParsableRequest } from './routes.js';
-import { describeFieldErrors, fieldErrors, validationDetail } from './validation.js';
+import type { ApiRequestState } from './request-state.js';
+import { RouteTable } from './routes.js';
 
 const TOKEN_OPERATION = 'issueToken';
-const CHALLENGE_HEADER = '/header/x-ias-challenge';
+const CHALLENGE_HEADER = 'x-ias-challenge';
 
 /**
- * openapi-backend checks documents against the OpenAPI 3.0 schema and rejects valid 3.1 ones; `redocly lint`
- * is the judge of the spec here, so the check is skipped.
- */
-class OpenAPI31Backend extends OpenAPIBackend {
-  override validateDefinition() {
-    return this.definition;
-  }
-}
-
-/** openapi-backend's validators, on the contract's own Ajv (2020-12, finite numbers only: src/contract/ajv.ts). */
-function ajvFor2020(_ajv: unknown, options: object) {
-  return createContractAjv(options) as never;
-}
-
-/**
- * POSTs that store nothing and compute on the pool (goal feasibility: its input is a document): a keyed one computes
- * outside the key's transaction, which would otherwise hold a database connection while it waits for a thread.
- */
-const COMPUTATIONS = new Set(['evaluateGoalFeasibility']);
-
-export interface ApiRequestState {
-  requestInfo: RequestInfo;
-  log: Logger;
-}
-
-type Parsed = ReturnType<typeof parseMatchedRequest>;
-type Invoke = (operation: Operation, parsed: Parsed, actor: Actor | null, state: ApiRequestState, services: Services) => Promise<Reply>;
-
-/**
- * The REST adapter. openapi-backend supplies the dereferenced contract, its operation list and the request
- * validators; each request then runs one straight pipeline here: one route match (RouteTable), 406, the bearer token
- * (before the body is parsed: a caller without a valid token learns nothing about what it sent), the body, validation
- * against the operation's schemas, the operation's handler by operationId. Measured under load, openapi-backend's own
- * handleRequest — which matched twice, parsed three times through lodash deep clones and recompiled the path
- * template each time — cost more CPU than the rest of a light authenticated read together.
+ * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition
+ * check is of OpenAPI 3.0 and refuses a valid 3.1 document; `redocly lint` is the judge of the spec here) and
+ * `validate: false` (the contract's one validator checks every channel's input: src/contract/operations.ts), and
+ * `getOperations()` called once — its router rebuilds every operation object on each call, and its `handleRequest`
+ * matched twice and parsed three times, which cost more CPU than the rest of a light read together. Each request
+ * then runs one straight path here: one route match (RouteTable), 406, and for a bearer operation the application's
+ * pipeline (the token authenticated first; its scopes, the body — read only once the caller is authorized — the
+ * validation, the key and the use case in the pipeline); an anonymous operation validates and runs its handler.
  */
 export async function createApiMiddleware(
   document: Document,
   services: Services,
-  handlers: HandlerRegistry,
+  pipeline: Pipeline,
+  handlers: AnonymousHandlers,
+  shapes: SuccessShapes,
   baseUrl: string,
-  idempotency: IdempotencyKeys,
   bodyLimitBytes = 100 * 1024,
 ): Promise<RequestHandler & { routes: RouteTable; rawBody: RequestHandler }> {
-  // The body parser for the paths this adapter reads itself (/v1, after the bearer token): app.ts skips them.
+  // The body parser for the paths this channel reads itself (/v1, after the bearer token): app.ts skips them.
   const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
   const readBody = (req: Request, res: Response): Promise<Buffer | undefined> =>
     Buffer.isBuffer(req.body)
@@ -75,73 +47,51 @@ export async function createApiMiddleware(
             reject(bodyReadProblem(error, bodyLimitBytes));
           }),
         );
-  // Only request validators are compiled: openapi-backend's constructor would also compile one for every response
-  // and response header (about 2 s of CPU per process start), which nothing here uses.
-  const api = new OpenAPI31Backend({ definition: structuredClone(document), strict: true, validate: false });
-  await api.init();
-  const validator = new OpenAPIValidator({ definition: api.definition, router: api.router, lazyCompileValidators: true, coerceTypes: true, customizeAjv: ajvFor2020, ajvOpts: { allErrors: true } });
-  validator.preCompileRequestValidators();
+  const backend = new OpenAPIBackend({ definition: structuredClone(document), quick: true, validate: false, ignoreTrailingSlashes: false });
+  await backend.init();
+  const routes = new RouteTable(backend.router.getOperations());
+  const { contract } = pipeline;
+  contract.precompile();
 
-  // The operation list, built once (openapi-backend's router rebuilds every operation object through lodash on each
-  // getOperations() call, which its validator makes when it looks an operation up).
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  const routes = new RouteTable(operations);
-  // Operations that declare the Idempotency-Key header (every POST that takes a bearer token).
-  const keyed = new Set(operations.filter((op) => (op.parameters ?? []).some((p) => 'name' in p && p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')));
-
-  /**
-   * openapi-backend's validateRequest for a request matched and parsed here (parseMatchedRequest: the router's
-   * parseRequest answers, test/unit/routes.test.ts): the same compiled validators on the same parameter object, with
-   * the same coercion of the query, without a second parse and its lodash walks. Its array and JSON-content query
-   * handling is left out: the spec has no such parameter (held by the same test).
-   */
-  const validate = (operation: Operation, request: ParsableRequest, parsed: Parsed): ErrorObject[] | null => {
-    const errors: ErrorObject[] = [];
-    if (typeof request.body !== 'object' && request.body !== undefined) {
-      const formats = declaredBody(operation).mediaTypes;
-      if (formats.length === 1 && formats[0] === 'application/json') {
-        try {
-          JSON.parse(`${request.body as string}`);
-        } catch (error) {
-          errors.push({ keyword: 'parse', instancePath: '', schemaPath: '#/requestBody', params: [], message: (error as Error).message });
-        }
-      }
-    }
-    // Path parameters are validated (and coerced) on a copy: handlers get them as strings.
-    const parameters: Record<string, unknown> = { path: { ...parsed.params }, query: parsed.query, header: parsed.headers, cookie: parsed.cookies };
-    if (typeof parsed.requestBody === 'object' || mediaTypeOf(request.headers['content-type'] as string | undefined).type === 'application/json') {
-      parameters.requestBody = parsed.requestBody;
-    }
-    for (const check of validator.getRequestValidatorsForOperation(operation.operationId!) ?? []) {
-      check(parameters);
-      if (check.errors) errors.push(...check.errors);
-    }
-    return errors.length ? errors : null;
+  /** Path, query and headers as text (validation coerces them), and the body, once the caller may send it. */
+  const inputOf = async (req: Request, res: Response, operation: ContractOperation) => {
+    const path = routes.pathParams(operation, req.path);
+    const query = req.query as Record<string, unknown>;
+    const strict = strictIntegers(operation, path, query);
+    if (strict.length) throw new InvalidInputError(strict);
+    // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
+    return { path, query, header: req.headers as Record<string, unknown>, body };
   };
 
-  const invoke: Invoke = async (operation, parsed, actor, state, services) => {
-    const handler = (handlers as unknown as Record<string, ((c: unknown) => Promise<Reply>) | undefined>)[operation.operationId!];
-    // The registry has a handler for every operation (a missing one does not compile): reaching this is a wiring bug.
-    if (!handler) {
-      state.log.error({ operationId: operation.operationId }, 'operation without a handler');
-      return problemReply('internal-error', baseUrl, { detail: 'An unexpected error occurred; it has been logged.' });
+  /** An outcome as REST answers it: the contract's success status and body (or a special one's), or the problem. */
+  const present: Present<BearerOperationId> = (outcome: Outcome<BearerOperationId>, operation) => {
+    if (!outcome.ok) return problemToReply(outcome.problem, baseUrl, operation, outcome.authorization);
+    const shape = shapes[operation.operationId as BearerOperationId] as ((value: unknown) => { status?: number; headers?: Record<string, string> }) | undefined;
+    const shaped = shape?.(outcome.value);
+    // The CPU budget's state joins the route limit's in RateLimit and RateLimit-Policy (when its store could say).
+    const quota = outcome.quota ? quotaHeaders([outcome.quota]) : undefined;
+    return { status: shaped?.status ?? operation.success!.status, body: outcome.value, headers: quota || shaped?.headers ? { ...quota, ...shaped?.headers } : undefined };
+  };
+
+  const anonymous = async (req: Request, res: Response, state: ApiRequestState, operation: ContractOperation): Promise<Reply> => {
+    const read = await inputOf(req, res, operation);
+    let input;
+    try {
+      input = contract.check(operation.operationId, read, { text: true });
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
+      const challenge = error.fields.find((f) => f.in === 'header' && f.field === CHALLENGE_HEADER);
+      if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
+      if (operation.operationId === TOKEN_OPERATION) throw new OAuthError('invalid_request', describeFieldErrors(problemToReply(error, baseUrl, operation).body as { errors: { pointer: string; detail: string }[] }));
+      throw error;
     }
-    const result = await handler({ body: parsed.requestBody, path: parsed.params, query: parsed.query, actor, request: state.requestInfo, services });
-    return { ...result, contentType: 'application/json' };
+    const handler = (handlers as unknown as Record<string, (c: unknown) => Promise<Reply>>)[operation.operationId]!;
+    return handler({ body: input.body, path: read.path, query: input.query, request: state.requestInfo, services });
   };
 
-  const validationFailure = (operation: Operation, errors: ErrorObject[]): Reply => {
-    const body = Object.values((operation.requestBody as { content?: Record<string, { schema?: { required?: string[] } }> } | undefined)?.content ?? {})[0]?.schema;
-    const fields = fieldErrors(errors, body);
-    // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
-    const challenge = fields.find((e) => e.pointer === CHALLENGE_HEADER);
-    if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
-    if (operation.operationId === TOKEN_OPERATION) throw new OAuthError('invalid_request', describeFieldErrors(fields));
-    return problemReply('validation-error', baseUrl, { detail: validationDetail(fields), extensions: { errors: fields } });
-  };
-
-  const handle = async (req: Request, res: Response, state: ApiRequestState, at: { operation?: Operation }): Promise<Reply> => {
+  const handle = async (req: Request, res: Response, state: ApiRequestState, at: { operation?: ContractOperation }): Promise<Reply> => {
     try {
       decodeURIComponent(req.path);
     } catch {
@@ -156,36 +106,35 @@ export async function createApiMiddleware(
         headers: { Allow: match.allowed.join(', ') },
       });
     }
-    const operation = (at.operation = match.operation);
+    const operation = (at.operation = contract.operation(match.operation.operationId!));
     // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
     if (req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
       const errors = operation.operationId === TOKEN_OPERATION ? 'RFC 6749 application/json' : 'application/problem+json';
       throw new ProblemError('not-acceptable', `Responses are application/json (errors ${errors}); the Accept header "${req.headers.accept}" allows neither.`);
     }
-    const actor = requiresBearer(operation) ? await bearerActor(services.tokens, operation.operationId!, state) : null;
-    const strict = strictIntegers(operation, routes.pathParams(operation, req.path), req.query as Record<string, unknown>);
-    if (strict.length) return problemReply('validation-error', baseUrl, { detail: validationDetail(strict), extensions: { errors: strict } });
-    // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
-    const apiRequest: ParsableRequest = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers, body };
-    // Handlers get the query as validation coerced it (numbers, booleans) and path parameters as strings, as
-    // openapi-backend's handleRequest gave them.
-    const parsed = parseMatchedRequest(routes, apiRequest, operation);
-    const errors = validate(operation, apiRequest, parsed);
-    if (errors) return validationFailure(operation, errors);
+    if (!operation.bearer) return anonymous(req, res, state, operation);
     const key = req.headers['idempotency-key'];
-    if (typeof key === 'string' && actor && keyed.has(operation)) {
-      const request = { accountId: actor.accountId, clientId: actor.clientId, operationId: operation.operationId!, key, fingerprint: fingerprint(req.method, RouteTable.normalize(req.path), body) };
-      const failure = (error: unknown) => errorToReply(error, baseUrl, state.log, operation);
-      if (COMPUTATIONS.has(operation.operationId!)) return idempotency.runComputation(request, () => invoke(operation, parsed, actor, state, services), failure);
-      return idempotency.run(request, (bound) => invoke(operation, parsed, actor, state, bound), failure);
-    }
-    return invoke(operation, parsed, actor, state, services);
+    const { answer, replayed } = await pipeline.run(
+      services,
+      {
+        operationId: operation.operationId as BearerOperationId,
+        channel: 'rest',
+        principal: await services.tokens.authenticate(req.headers.authorization),
+        // The request info is the origin: its address is worked out only when a use case records it (most reads never do).
+        origin: state.requestInfo,
+        log: state.log,
+        input: () => inputOf(req, res, operation),
+        text: true,
+        key: typeof key === 'string' ? key : undefined,
+      },
+      present,
+    );
+    return replayed ? { ...answer, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } } : answer;
   };
 
   const middleware: RequestHandler = async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
-    const at: { operation?: Operation } = {};
+    const at: { operation?: ContractOperation } = {};
     let reply: Reply;
     try {
       reply = await handle(req, res, state, at);
@@ -207,29 +156,27 @@ export function isTokenEndpoint(routes: RouteTable, path: string): boolean {
   return match.kind === 'operation' && match.operation.operationId === TOKEN_OPERATION;
 }
 
+/** Field errors as sentences, for the token endpoint's RFC 6749 `error_description`. */
+function describeFieldErrors(problem: { errors: { pointer: string; detail: string }[] }): string {
+  return problem.errors.map(({ pointer, detail }) => (pointer ? `${pointer.replace(/^\//, '')} ${detail}.` : `The ${detail.replace(/^a /, '')}.`)).join(' ');
+}
+
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
 /**
  * Integer path and query parameters must be written as plain decimals: validation coerces `0x10`, `1e3`, ` 1` or `01`
  * into numbers, so one resource would answer to many spellings.
  */
-function strictIntegers(operation: Operation, path: Record<string, string>, query: Record<string, unknown>) {
-  const errors: { pointer: string; detail: string }[] = [];
-  for (const parameter of (operation.parameters ?? []) as { name: string; in: string; schema?: { type?: unknown } }[]) {
-    if (parameter.schema?.type !== 'integer' || (parameter.in !== 'path' && parameter.in !== 'query')) continue;
+function strictIntegers(operation: ContractOperation, path: Record<string, string>, query: Record<string, unknown>): FieldProblem[] {
+  const errors: FieldProblem[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.type !== 'integer') continue;
     const value = parameter.in === 'path' ? path[parameter.name] : query[parameter.name];
-    if (typeof value === 'string' && !PLAIN_INTEGER.test(value)) errors.push({ pointer: `/${parameter.in}/${parameter.name}`, detail: 'must be an integer written as plain decimal digits' });
+    if (typeof value === 'string' && !PLAIN_INTEGER.test(value)) errors.push({ field: parameter.name, in: parameter.in as 'path' | 'query', detail: 'must be an integer written as plain decimal digits' });
   }
   return errors;
 }
 
-/** A bearer token is required unless the operation has no security or also allows anonymous access (`{}`). */
-function requiresBearer(operation: Operation): boolean {
-  const requirements = (operation.security ?? []) as Record<string, unknown>[];
-  return requirements.some((r) => BEARER_SCHEME in r) && !requirements.some((r) => Object.keys(r).length === 0);
-}
-
-function declaredBody(operation: Operation) {
-  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
-  return { mediaTypes: Object.keys(content), isTokenEndpoint: operation.operationId === TOKEN_OPERATION };
+function declaredBody(operation: ContractOperation) {
+  return { mediaTypes: operation.mediaTypes, isTokenEndpoint: operation.operationId === TOKEN_OPERATION };
 }

@@ -1,17 +1,4 @@
-import { authorize, AuthorizationError, type Actor, type BearerOperationId } from '../auth/authorize.js';
-import type { TokenService } from '../auth/tokens.js';
-import type { ApiRequestState } from './api.js';
-import { problemReply, type Reply } from './reply.js';
-
-export const BEARER_SCHEME = 'OAuth2';
-
-/** The bearer scheme: authenticates the request's token, then authorizes the operation (AuthorizationError if not). */
-export async function bearerActor(tokens: TokenService, operationId: string, state: ApiRequestState): Promise<Actor> {
-  const info = state.requestInfo;
-  const principal = await tokens.authenticate(info.headers.authorization);
-  // The request info is the origin: its address is worked out only when a use case records it (most reads never do).
-  return authorize(principal, operationId as BearerOperationId, info);
-}
+import type { AuthorizationError } from '../auth/authorization-error.js';
 
 function quoted(value: string): string {
   return `"${value.replace(/["\\]/g, '')}"`;
@@ -26,13 +13,4 @@ export function bearerChallenge(error: AuthorizationError, baseUrl: string): str
   if (error.kind !== 'missing') params.push(`error=${quoted(error.kind)}`, `error_description=${quoted(error.description)}`);
   if (error.requiredScope) params.push(`scope=${quoted(error.requiredScope)}`);
   return `Bearer ${params.join(', ')}`;
-}
-
-/** 401 (no or bad token) or 403 (missing scope) with the challenge and a problem body. */
-export function authorizationReply(error: AuthorizationError, baseUrl: string): Reply {
-  const headers = { 'WWW-Authenticate': bearerChallenge(error, baseUrl) };
-  if (error.kind === 'insufficient_scope') {
-    return problemReply('insufficient-scope', baseUrl, { detail: error.description, extensions: { required_scope: error.requiredScope }, headers });
-  }
-  return problemReply('unauthorized', baseUrl, { detail: error.description, headers });
 }

@@ -4,8 +4,8 @@ import { extname, join } from 'node:path';
 import express, { type Router } from 'express';
 import { Marked } from 'marked';
 import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
-import { problemTypeUri } from '../problems.js';
-import { EncodedBody } from './encoded.js';
+import { problemTypeUri } from '../application/problems.js';
+import { EncodedBody, sendBody } from './compression.js';
 import { problemReply, sendReply } from './reply.js';
 
 const require = createRequire(import.meta.url);
@@ -35,7 +35,14 @@ code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;m
 
 /** A documentation page of the service (for pages other adapters describe themselves with): self-contained, under the CSP. */
 export function sendPage(res: express.Response, title: string, body: string): void {
-  res.status(200).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).send(page(title, body));
+  res.status(200).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP });
+  sendBody(res.req, res, page(title, body));
+}
+
+/** JSON for programs reading the documentation (the problem types, the index of links). */
+function sendJson(res: express.Response, value: unknown): void {
+  res.status(200).type('application/json; charset=utf-8');
+  sendBody(res.req, res, JSON.stringify(value));
 }
 
 const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
@@ -67,12 +74,15 @@ const DOCS_INIT = `fetch('/openapi.json')
 
 export function docsRouter(baseUrl: string): Router {
   const router = express.Router();
-  const html = (res: express.Response, status: number, body: string) =>
-    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP }).send(body);
+  const html = (res: express.Response, status: number, body: string) => {
+    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP });
+    sendBody(res.req, res, body);
+  };
 
   router.get('/docs', (_req, res) => html(res, 200, DOCS_HTML));
-  router.get('/docs/init.js', (_req, res) => {
-    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(DOCS_INIT);
+  router.get('/docs/init.js', (req, res) => {
+    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
+    sendBody(req, res, DOCS_INIT);
   });
   // Read and compressed once, on first use (the bundle is 1.7 MB, about 0.4 MB in brotli).
   const assets = new Map<string, EncodedBody>();
@@ -91,7 +101,7 @@ export function docsRouter(baseUrl: string): Router {
   router.get('/problems', (req, res) => {
     res.vary('Accept');
     const slugs = Object.keys(problemTypes) as ProblemSlug[];
-    if (wantsJson(req)) return void res.json({ data: slugs.map(problem) });
+    if (wantsJson(req)) return sendJson(res, { data: slugs.map(problem) });
     const items = slugs
       .map((slug) => `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt><dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`)
       .join('');
@@ -105,7 +115,7 @@ export function docsRouter(baseUrl: string): Router {
       return;
     }
     const { type, title, status, description } = problem(slug);
-    if (wantsJson(req)) return void res.json(problem(slug));
+    if (wantsJson(req)) return sendJson(res, problem(slug));
     const registered = type.startsWith(baseUrl) ? '' : ' (registered by IANA; this page documents how this API uses it)';
     html(
       res,
@@ -120,7 +130,7 @@ ${markdown(description)}`),
   router.get('/', (req, res) => {
     res.vary('Accept');
     if (!wantsJson(req)) return res.redirect(302, '/docs');
-    res.json({
+    sendJson(res, {
       docs: `${baseUrl}/docs`,
       openapi: `${baseUrl}/openapi.json`,
       problems: `${baseUrl}/problems`,

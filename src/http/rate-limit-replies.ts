@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { problemDocument } from '../problems.js';
-import type { ApiRequestState } from './api.js';
+import { problemDocument } from '../application/problems.js';
+import type { ApiRequestState } from './request-state.js';
 
 export const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = WINDOW_MS / 1000;

@@ -2,8 +2,8 @@ import { MemoryStore, type ClientRateLimitInfo, type Options, type Store } from 
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config.js';
-import { GuardedRedis } from './guarded-redis.js';
-import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter, type RecentKeys, type WindowCounter } from './window-counters.js';
+import { GuardedRedis } from '../counters/guarded-redis.js';
+import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter, type RecentKeys, type WindowCounter } from '../counters/window-counters.js';
 
 /** The shared counters' health, for /readyz: `undefined` without REDIS_URL (counters in memory). */
 export interface RateLimitStoreStatus {

@@ -1,7 +1,7 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
-import { problemDocument, type OAuthError, type ProblemSlug } from '../problems.js';
-import { preferredEncoding, type EncodedBody } from './encoded.js';
+import { problemDocument } from '../application/problems.js';
+import type { OAuthError, ProblemSlug } from '../problems.js';
+import { sendBody, type EncodedBody } from './compression.js';
 import { setResponseHeader } from './rate-limit-replies.js';
 
 export interface Reply {
@@ -11,6 +11,14 @@ export interface Reply {
   contentType?: string;
   /** The body already serialised and compressed (it is `body` as JSON): sent in the client's preferred encoding. */
   encoded?: EncodedBody;
+}
+
+/** An answer decided at the HTTP edge (a 405 with its `Allow`, say), thrown to where the reply is sent. */
+export class ReplyError extends Error {
+  constructor(readonly reply: Reply) {
+    super(`answered ${reply.status}`);
+    this.name = 'ReplyError';
+  }
 }
 
 export function problemReply(
@@ -64,26 +72,5 @@ export function sendReply(res: Response, reply: Reply): void {
     return;
   }
   res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
-  const json = JSON.stringify(reply.body);
-  if (json.length < COMPRESS_FROM_BYTES) {
-    res.end(json);
-    return;
-  }
-  // Larger answers (list pages, GraphQL results) in brotli or gzip when the client allows. Compressed here, whole,
-  // rather than by the compression middleware, which wraps every response's stream — measured, a twentieth of a
-  // light request's CPU, for the many answers too small to compress.
-  res.vary('Accept-Encoding');
-  const encoding = preferredEncoding(res.req);
-  if (encoding === 'br') {
-    res.setHeader('Content-Encoding', 'br');
-    res.end(brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }));
-  } else if (encoding === 'gzip') {
-    res.setHeader('Content-Encoding', 'gzip');
-    res.end(gzipSync(json));
-  } else {
-    res.end(json);
-  }
+  sendBody(res.req, res, JSON.stringify(reply.body));
 }
-
-/** Below this size compression costs more than it saves (the compression middleware's default threshold). */
-const COMPRESS_FROM_BYTES = 1024;

@@ -66,7 +66,7 @@ export class RouteTable {
   }
 
   /** The path parameters of a request already matched to `operation` (values percent-decoded). */
-  pathParams(operation: Operation, rawPath: string): Record<string, string> {
+  pathParams(operation: { path: string }, rawPath: string): Record<string, string> {
     const route = this.byPath.get(operation.path);
     const found = route?.capture.exec(RouteTable.normalize(rawPath));
     const params: Record<string, string> = {};

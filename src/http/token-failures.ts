@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { basicCredentials } from '../services/oauth.js';
+import { basicCredentials } from './basic-credentials.js';
 import { addQuotaHeaders, refuse, WINDOW_MS, type Quota } from './rate-limit-replies.js';
 import type { RateLimitStores } from './rate-limit-stores.js';
-import type { WindowCount } from './window-counters.js';
+import type { WindowCount } from '../counters/window-counters.js';
 
 /** How long an address from which a client obtained a token stays one of its usual addresses. */
 const KNOWN_ADDRESS_MS = 24 * 3_600_000;

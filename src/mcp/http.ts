@@ -1,11 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authorize, AuthorizationError } from '../auth/authorize.js';
-import type { Principal } from '../auth/tokens.js';
-import type { ApiRequestState } from '../http/api.js';
+import type { Principal } from '../auth/principal.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import { parseBody } from '../http/body.js';
 import { errorToReply } from '../http/errors.js';
-import { sendReply, type Reply } from '../http/reply.js';
+import { problemReply, ReplyError, sendReply, type Reply } from '../http/reply.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { originGuard } from './origin.js';
@@ -63,7 +63,8 @@ async function authenticate(services: Services, authorization: string | undefine
  */
 async function admit(req: Request, services: Services, catalogue: McpCatalogue, state: ApiRequestState): Promise<{ caller: McpCaller; message: unknown }> {
   if (req.method !== 'POST') {
-    throw new ProblemError('method-not-allowed', `${req.method} is not allowed here; the MCP server is stateless and answers POST only.`, {}, { Allow: 'POST' });
+    const detail = `${req.method} is not allowed here; the MCP server is stateless and answers POST only.`;
+    throw new ReplyError(problemReply('method-not-allowed', catalogue.baseUrl, { detail, headers: { Allow: 'POST' } }));
   }
   const principal = await authenticate(services, req.headers.authorization);
   if (!principal.scopes.has(MCP_SCOPE)) throw new AuthorizationError('insufficient_scope', `The MCP server requires the scope "${MCP_SCOPE}".`, MCP_SCOPE);
@@ -75,7 +76,8 @@ async function admit(req: Request, services: Services, catalogue: McpCatalogue, 
   if (message === undefined) throw new ProblemError('malformed-request', 'The request body must be a JSON-RPC message.');
   if (Array.isArray(message)) throw new BatchRefused();
   const { ip, userAgent } = state.requestInfo;
-  const caller: McpCaller = { principal, origin: { ip, userAgent }, requestId: state.requestInfo.id, log: state.log };
+  const key = req.headers['idempotency-key'];
+  const caller: McpCaller = { principal, origin: { ip, userAgent }, requestId: state.requestInfo.id, log: state.log, key: typeof key === 'string' ? key : undefined };
   const operationId = catalogue.operationOf(message);
   if (operationId) authorize(principal, operationId, caller.origin, 'mcp');
   return { caller, message };
@@ -98,7 +100,8 @@ export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedO
       send(req, res, error instanceof BatchRefused ? BATCH_REFUSED : errorToReply(error, catalogue.baseUrl, state.log), state);
       return;
     }
-    const server = catalogue.server(services, admitted.caller);
+    // A replayed tool result says so as REST's replays do (set before the transport writes its answer).
+    const server = catalogue.server(services, { ...admitted.caller, onReplay: () => res.setHeader('Idempotent-Replayed', 'true') });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

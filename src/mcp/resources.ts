@@ -1,12 +1,13 @@
 import type { Resource, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
-import type { Actor, BearerOperationId } from '../auth/authorize.js';
-import type { Services } from '../services/index.js';
+import type { Success } from '../application/use-cases.js';
+import type { BearerOperationId } from '../auth/authorize.js';
 
-/** A resource an assistant may read, authorized as the operation that serves the same data over REST. */
+/** A resource an assistant may read: another face of the operation that serves the same data, run as that operation. */
 export interface ResourceDefinition<K extends BearerOperationId = BearerOperationId> {
   resource: Resource;
   operationId: K;
-  read(services: Services, actor: Actor<K>): Promise<Omit<TextResourceContents, 'uri' | 'mimeType'>>;
+  /** The operation's answer as the resource's contents. */
+  contents(value: Success<K>): Omit<TextResourceContents, 'uri' | 'mimeType'>;
 }
 
 function define<K extends BearerOperationId>(definition: ResourceDefinition<K>): ResourceDefinition {
@@ -24,10 +25,7 @@ export const resources: ResourceDefinition[] = [
       mimeType: 'text/markdown',
     },
     operationId: 'getCurrentDisclosure',
-    read: async (services, actor) => {
-      const { text, version, sha256, title } = services.policies.currentDisclosure(actor);
-      return { text, _meta: { version, sha256, title } };
-    },
+    contents: ({ text, version, sha256, title }) => ({ text, _meta: { version, sha256, title } }),
   }),
   define({
     resource: {
@@ -38,6 +36,6 @@ export const resources: ResourceDefinition[] = [
       mimeType: 'application/json',
     },
     operationId: 'getCurrentPolicy',
-    read: async (services, actor) => ({ text: JSON.stringify(await services.policies.current(actor)) }),
+    contents: (policy) => ({ text: JSON.stringify(policy) }),
   }),
 ];

@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { operationScopes } from '../../generated/operation-scopes.js';
 import { requiredScopes, type BearerOperationId } from '../auth/authorize.js';
 import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
-import { InvalidInputError } from '../services/errors.js';
+import type { FieldProblem } from '../services/errors.js';
 import { annotationsOf } from './annotations.js';
 import { selfContained } from './schemas.js';
 
@@ -76,19 +76,20 @@ export function buildTools(contract: Contract): ToolDefinition[] {
 }
 
 /**
- * Checks a tool's flat arguments as REST checks a request: split back into the operation's path, query and body,
- * validated against the contract. An argument that is neither a parameter nor a body member is refused.
+ * A tool's flat arguments as its operation's input: split back into the path, query and body the contract declares
+ * (the pipeline validates them as REST's). An argument that is neither a parameter nor a body member of an operation
+ * without a body is refused as an unknown field.
  */
-export function validateArguments(contract: Contract, definition: ToolDefinition, args: Record<string, unknown>): void {
+export function inputOf(definition: ToolDefinition, args: Record<string, unknown>): OperationInput & { found: FieldProblem[] } {
   const input: Required<Pick<OperationInput, 'path' | 'query'>> & { body: Record<string, unknown> } = { path: {}, query: {}, body: {} };
   for (const [name, value] of Object.entries(args)) input[definition.parameters.get(name) ?? 'body'][name] = value;
-  const unknown = definition.body ? [] : Object.keys(input.body).map((field) => ({ field, detail: 'is not a known field' }));
+  const found = definition.body ? [] : Object.keys(input.body).map((field) => ({ field, detail: 'is not a known field' }));
   const sendBody = definition.body && (definition.body.required || Object.keys(input.body).length > 0);
-  try {
-    contract.validate(definition.operationId, { path: input.path, query: input.query, ...(sendBody ? { body: input.body } : {}) });
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw new InvalidInputError([...unknown, ...error.fields]);
-    throw error;
-  }
-  if (unknown.length > 0) throw new InvalidInputError(unknown);
+  return { path: input.path, query: input.query, ...(sendBody ? { body: input.body } : {}), found };
+}
+
+/** Checks a tool's arguments as the pipeline does for a call: split back (inputOf), validated by the contract. */
+export function validateArguments(contract: Contract, definition: ToolDefinition, args: Record<string, unknown>): void {
+  const { found, ...input } = inputOf(definition, args);
+  contract.check(definition.operationId, input, { found });
 }

@@ -16,14 +16,9 @@ const FREE_FAILURES = 3;
 const MAX_EXTRA_BITS = 8;
 const SWEEP_EVERY_MS = 60_000;
 const CHALLENGE = /^v1\.(signup|login|contact|any)\.(\d{1,2})\.(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
-const WHAT_TO_DO = 'Get a new challenge from GET /v1/challenge, solve it and send `X-IAS-Challenge: <challenge>:<nonce>`.';
-
-/** The problem for an X-IAS-Challenge header that is absent, or not `<challenge>:<nonce>` at all. */
-export function challengeHeaderProblem(missing: boolean): ProblemError {
-  return missing
-    ? new ProblemError('challenge-missing', `This request needs a solved proof-of-work challenge. ${WHAT_TO_DO}`)
-    : new ProblemError('challenge-malformed', `X-IAS-Challenge must be \`<challenge>:<nonce>\`: the challenge string exactly as issued and a decimal nonce. ${WHAT_TO_DO}`);
-}
+/** What every refused solution tells the caller to do; each channel adds where challenges come from and how a solution travels. */
+const WHAT_TO_DO = 'Get a new challenge, solve it and send the solution again.';
+export const SOLUTION_FORMAT = '`<challenge>:<nonce>`: the challenge string exactly as issued and a decimal nonce';
 
 /** Leading zero bits of a digest. */
 export function leadingZeroBits(digest: Uint8Array): number {
@@ -74,7 +69,7 @@ export class ChallengeService {
   async verify(solution: string | undefined, purpose: ChallengePurpose, origin: Origin): Promise<void> {
     const now = this.clock.now();
     await this.sweep(now);
-    if (!solution) throw challengeHeaderProblem(true);
+    if (!solution) throw new ProblemError('challenge-missing', `This request needs a solved proof-of-work challenge. ${WHAT_TO_DO}`);
     try {
       await this.check(solution, purpose, origin, now);
     } catch (error) {
@@ -94,7 +89,7 @@ export class ChallengeService {
     const challenge = solution.slice(0, colon);
     const nonce = solution.slice(colon + 1);
     const parts = CHALLENGE.exec(challenge);
-    if (colon < 0 || !parts || !/^\d{1,20}$/.test(nonce)) throw challengeHeaderProblem(false);
+    if (colon < 0 || !parts || !/^\d{1,20}$/.test(nonce)) throw new ProblemError('challenge-malformed', `A solution must be ${SOLUTION_FORMAT}. ${WHAT_TO_DO}`);
     const [, issuedFor, difficultyText, expiresText, , signature] = parts;
     const unsigned = challenge.slice(0, challenge.lastIndexOf('.'));
     if (!timingSafeEqual(Buffer.from(signature!), Buffer.from(this.sign(unsigned)))) {
@@ -103,7 +98,7 @@ export class ChallengeService {
     const expiresAt = new Date(Number(expiresText) * 1000);
     if (expiresAt <= now) throw new ProblemError('challenge-expired', `The challenge expired at ${expiresAt.toISOString()}. ${WHAT_TO_DO}`);
     if (issuedFor !== 'any' && issuedFor !== purpose) {
-      throw new ProblemError('challenge-failed', `The challenge was issued for ${issuedFor}, not ${purpose}. Get one with GET /v1/challenge?purpose=${purpose}.`);
+      throw new ProblemError('challenge-failed', `The challenge was issued for ${issuedFor}, not ${purpose}. Get one issued for ${purpose}.`);
     }
     const difficulty = Number(difficultyText);
     const needed = await this.difficultyFor(origin.ip, now);

@@ -5,9 +5,11 @@ import type { FeasibilityInput, FeasibilityResult } from './feasibility.js';
 import { checkGoalAmounts } from './goal-amounts.js';
 
 /** A heavy use case's answer and the caller's CPU budget after it (undefined when the shared counters cannot say). */
-export interface Metered<T> {
-  result: T;
-  budget: QuotaState | undefined;
+export class Metered<T> {
+  constructor(
+    readonly result: T,
+    readonly budget: QuotaState | undefined,
+  ) {}
 }
 
 /**
@@ -30,6 +32,6 @@ export class GoalService {
     // A refused input cost CPU too (little): every computation is charged.
     const budget = await this.budget.charge(key, computed.cpuMs);
     if (!computed.ok) throw computed.error;
-    return { result: computed.value, budget };
+    return new Metered(computed.value, budget);
   }
 }

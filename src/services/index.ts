@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { CPU_POLICY, CPU_WINDOW_MS, CpuBudget } from '../compute/cpu-budget.js';
 import { ComputePool } from '../compute/pool.js';
 import { loadDocument } from '../document.js';
-import { MemoryWindowCounter, type WindowCounter } from '../http/window-counters.js';
+import { MemoryWindowCounter, type WindowCounter } from '../counters/window-counters.js';
 import { BrokerService } from './brokers.js';
 import { ChallengeService } from './challenges.js';
 import { ClientService } from './clients.js';
@@ -30,8 +30,9 @@ import { SessionService } from './sessions.js';
 import { Store } from './store.js';
 
 /**
- * Every use case, bound to its database, clock, prices and configuration: adapters (REST handlers, GraphQL
- * resolvers, MCP tools) pass only the caller and the input. One per process; no request state.
+ * Every use case, bound to its database, clock, prices and configuration: the application's use-case table (for
+ * REST, GraphQL and MCP), REST's own handlers and the dashboard pass only the caller and the input. One per process;
+ * no request state.
  */
 export interface Services {
   goals: GoalService;

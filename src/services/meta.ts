@@ -1,6 +1,6 @@
 import type { Document } from 'openapi-backend';
 import { ping } from '../../db/connect.js';
-import { publishDocument, type PublishedDocument } from '../document.js';
+import { publishDocument } from '../document.js';
 import { lifecycle } from '../lifecycle.js';
 import type { ServiceContext } from './context.js';
 
@@ -14,7 +14,7 @@ export interface Readiness {
 
 /** The published contract and the process's readiness. */
 export class MetaService {
-  private published: PublishedDocument | undefined;
+  private published: Document | undefined;
   private rateLimitStore: { state(): 'ok' | 'fail' | undefined } | undefined;
 
   constructor(
@@ -22,8 +22,8 @@ export class MetaService {
     private readonly document: Document,
   ) {}
 
-  /** The bundled contract with `servers` set to this deployment, serialised once per process. */
-  openApiDocument(): PublishedDocument {
+  /** The bundled contract with `servers` set to this deployment (one object per process: channels may encode it once). */
+  openApiDocument(): Document {
     this.published ??= publishDocument(this.document, this.ctx.config.baseUrl);
     return this.published;
   }

@@ -3,28 +3,18 @@ import { SCOPES, type TokenService } from '../auth/tokens.js';
 import { OAuthError } from '../problems.js';
 import type { ClientService } from './clients.js';
 
+/** A client's id and secret as it authenticates with HTTP Basic. */
+export interface ClientCredentials {
+  id: string;
+  secret: string;
+}
+
 export interface TokenRequestForm {
   grant_type?: string;
   scope?: string;
   client_id?: string;
   client_secret?: string;
   resource?: string;
-}
-
-/** The client id and secret of an HTTP Basic header (RFC 6749 section 2.3.1), null without one; OAuthError when malformed. */
-export function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
-  if (!header) return null;
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret.');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be "client_id:client_secret".');
-  // RFC 6749 section 2.3.1: both parts are form-urlencoded before base64.
-  try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
-  } catch {
-    throw new OAuthError('invalid_client', 'The Basic credentials are not correctly encoded.');
-  }
 }
 
 /** Where the MCP server is mounted under the base URL: also one of the resource identifiers of this service. */
@@ -88,9 +78,11 @@ export class OAuthService {
     private readonly signingKey: SigningKey,
   ) {}
 
-  /** RFC 6749 section 4.4 with OAuth 2.1 client authentication: HTTP Basic or client_secret_post, never both. */
-  async issueToken(form: TokenRequestForm, authorization: string | undefined) {
-    const basic = basicCredentials(authorization);
+  /**
+   * RFC 6749 section 4.4 with OAuth 2.1 client authentication: HTTP Basic (`basic`, as the channel read it) or
+   * client_secret_post, never both.
+   */
+  async issueToken(form: TokenRequestForm, basic: ClientCredentials | null) {
     const posted = form.client_id !== undefined || form.client_secret !== undefined;
     if (basic && posted) throw new OAuthError('invalid_request', 'Authenticate with HTTP Basic or with client_id and client_secret in the body, not both.');
     if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');

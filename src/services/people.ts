@@ -139,5 +139,5 @@ function secondsUntil(until: Date, now: Date): number {
 
 function lockedProblem(until: Date, now: Date): ProblemError {
   const seconds = secondsUntil(until, now);
-  return new ProblemError('login-locked', `Logins for this email address or from your address failed too often; try again in ${seconds} seconds.`, {}, { 'Retry-After': String(seconds) });
+  return new ProblemError('login-locked', `Logins for this email address or from your address failed too often; try again in ${seconds} seconds.`, {}, seconds * 1000);
 }

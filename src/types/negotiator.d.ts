@@ -1,4 +1,4 @@
-// negotiator 1.x (the version express uses): only what src/http/encoded.ts calls. @types/negotiator describes 0.6,
+// negotiator 1.x (the version express uses): only what src/http/compression.ts calls. @types/negotiator describes 0.6,
 // whose encoding() takes no preference order.
 declare module 'negotiator' {
   import type { IncomingMessage } from 'node:http';

@@ -39,6 +39,6 @@ describe('the contract as GraphQL and MCP see it', () => {
     expect(body.fields).to.deep.include({ field: 'horizon_years', detail: 'is required' });
     expect(body.fields).to.deep.include({ field: 'colour', detail: 'is not a known field' });
     const missing = refusal(() => contract.validate('getOrder', { path: {} }));
-    expect(missing.fields).to.deep.equal([{ field: 'id', detail: 'is required' }]);
+    expect(missing.fields).to.deep.equal([{ field: 'id', in: 'path', detail: 'is required' }]);
   });
 });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { GuardedRedis } from '../../src/http/guarded-redis.js';
-import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter } from '../../src/http/window-counters.js';
+import { GuardedRedis } from '../../src/counters/guarded-redis.js';
+import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter } from '../../src/counters/window-counters.js';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server.js';
 
 /** The shared counters the limits (and later budgets) count in: the same answers in memory and in Redis. */

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords.js';
-import type { DashboardContext } from '../app.js';
+import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
 import { formError, seeOther, sendPage } from '../respond.js';

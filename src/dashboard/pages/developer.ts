@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { SCOPES } from '../../auth/tokens.js';
 import type { ClientView } from '../../services/clients.js';
-import type { DashboardContext } from '../app.js';
+import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
 import { formError, seeOther, sendPage } from '../respond.js';

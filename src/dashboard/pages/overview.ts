@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { DashboardContext } from '../app.js';
+import type { DashboardContext } from '../context.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 import { sendPage } from '../respond.js';

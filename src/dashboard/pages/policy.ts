@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { DashboardContext } from '../app.js';
+import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { page, type PageOptions } from '../layout.js';
 import { formError, seeOther, sendPage } from '../respond.js';

@@ -1,0 +1,40 @@
+import type { BearerOperationId } from '../auth/authorize.js';
+
+/** What calling an operation does to the account: nothing (a read), or a change. */
+export type Effect = 'read' | { destructive: boolean; idempotent: boolean };
+
+/**
+ * The honest effect of every bearer operation (a new operation does not compile until it is classified here). The
+ * pipeline runs a keyed `read` (goal feasibility: a POST that computes and stores nothing) outside its key's
+ * transaction; MCP lists the effects as tool annotations. Destructive means the call may undo or override what is
+ * there, rather than only add to it; idempotent means calling it again with the same input has no further effect.
+ */
+export const effects: { [K in BearerOperationId]: Effect } = {
+  // Reads, and feasibility: a pure computation that stores nothing.
+  evaluateGoalFeasibility: 'read',
+  getCurrentDisclosure: 'read',
+  listPolicies: 'read',
+  getCurrentPolicy: 'read',
+  getPolicy: 'read',
+  getPortfolio: 'read',
+  listBrokers: 'read',
+  getKillSwitch: 'read',
+  listIdeas: 'read',
+  getIdea: 'read',
+  listOrders: 'read',
+  getOrder: 'read',
+  listDailyReports: 'read',
+  getDailyReport: 'read',
+  // Each call adds a policy version (earlier ones stay readable) or a new idea with new proposed orders.
+  createPolicy: { destructive: false, idempotent: false },
+  generateIdeas: { destructive: false, idempotent: false },
+  // Regenerating a date rewrites the same deterministic content (only generated_at moves).
+  generateDailyReport: { destructive: false, idempotent: true },
+  // Stops every approval until a human releases it, but removes nothing; engaging an engaged switch changes nothing.
+  engageKillSwitch: { destructive: false, idempotent: true },
+  // An order moves at most once out of `proposed`: approval spends cash (a fill cannot be undone), rejection and
+  // cancellation end the order for good; repeating the trigger is refused with invalid-state and changes nothing.
+  approveOrder: { destructive: true, idempotent: true },
+  rejectOrder: { destructive: true, idempotent: true },
+  cancelOrder: { destructive: true, idempotent: true },
+};

@@ -1,0 +1,51 @@
+import type { operations } from '../../generated/api.js';
+import type { Actor, BearerOperationId } from '../auth/authorize.js';
+import type { Metered } from '../services/goals.js';
+import type { Services } from '../services/index.js';
+
+type Op<K extends BearerOperationId> = operations[K];
+type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
+type Part<P, Name extends string> = Name extends keyof P ? ([NonNullable<P[Name]>] extends [never] ? Record<string, never> : NonNullable<P[Name]>) : Record<string, never>;
+type SuccessStatus<K extends BearerOperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202>;
+
+/** An operation's input as the contract splits it, validated (parameters with the contract's defaults applied). */
+export interface Input<K extends BearerOperationId> {
+  path: Part<Op<K>['parameters'], 'path'>;
+  query: Part<Op<K>['parameters'], 'query'>;
+  body: Op<K> extends { requestBody?: infer B } ? ContentOf<NonNullable<B>> | ([undefined] extends [B] ? undefined : never) : undefined;
+}
+
+/** What an operation answers when it succeeds: its success response's JSON body, in the contract's types. */
+export type Success<K extends BearerOperationId> = ContentOf<Op<K>['responses'][SuccessStatus<K>]>;
+
+/** A use case run for one operation: the services bound for the call, the authorized caller, the validated input. */
+export type UseCase<K extends BearerOperationId> = (services: Services, actor: Actor<K>, input: Input<K>) => Success<K> | Metered<Success<K>> | Promise<Success<K> | Metered<Success<K>>>;
+
+/**
+ * The one binding of each bearer operation to its use case, for every channel (REST, GraphQL, MCP): which use case
+ * takes which part of the input. A new operation in openapi.yaml does not compile until it has its line here.
+ */
+export const useCases: { [K in BearerOperationId]: UseCase<K> } = {
+  evaluateGoalFeasibility: (s, actor, { body }) => s.goals.evaluateFeasibility(actor, body),
+  getCurrentDisclosure: (s, actor) => s.policies.currentDisclosure(actor),
+  listPolicies: (s, actor, { query }) => s.policies.list(actor, query),
+  createPolicy: (s, actor, { body }) => s.policies.create(actor, body),
+  getCurrentPolicy: (s, actor) => s.policies.current(actor),
+  getPolicy: (s, actor, { path }) => s.policies.get(actor, path.version),
+  // `market` is always there: validation applies the contract's default.
+  getPortfolio: (s, actor, { query }) => s.portfolio.get(actor, query.market!),
+  listBrokers: (s, actor, { query }) => s.brokers.list(actor, query),
+  getKillSwitch: (s, actor) => s.killSwitch.get(actor),
+  engageKillSwitch: (s, actor, { body }) => s.killSwitch.engage(actor, body.reason),
+  generateIdeas: (s, actor, { body }) => s.ideas.generate(actor, body),
+  listIdeas: (s, actor, { query }) => s.ideas.list(actor, query),
+  getIdea: (s, actor, { path }) => s.ideas.get(actor, path.id),
+  listOrders: (s, actor, { query }) => s.orders.list(actor, query),
+  getOrder: (s, actor, { path }) => s.orders.get(actor, path.id),
+  approveOrder: (s, actor, { path }) => s.orders.approve(actor, path.id),
+  rejectOrder: (s, actor, { path, body }) => s.orders.reject(actor, path.id, body?.reason),
+  cancelOrder: (s, actor, { path, body }) => s.orders.cancel(actor, path.id, body?.reason),
+  generateDailyReport: (s, actor, { body }) => s.reports.generate(actor, body.date),
+  listDailyReports: (s, actor, { query }) => s.reports.list(actor, query),
+  getDailyReport: (s, actor, { path }) => s.reports.get(actor, path.date),
+};

@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+
+/** What a handler may read of its request: its id, the caller's address and user agent, and the headers. */
+export interface RequestInfo {
+  id: string;
+  ip: string;
+  userAgent: string | null;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** What the channels read of a request: its id, origin and headers, and a logger that names it. */
+export interface ApiRequestState {
+  requestInfo: RequestInfo;
+  log: Logger;
+}

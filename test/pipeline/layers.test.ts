@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import madge from 'madge';
+
+/** The layers that know no transport: the use cases, the pipeline and what they stand on. */
+const TRANSPORT_FREE = ['src/services/', 'src/application/', 'src/contract/', 'src/compute/', 'src/auth/', 'src/counters/'];
+/** The channels and the HTTP edge: none of the layers above may reach them, even through another file. */
+const CHANNELS = ['src/http/', 'src/graphql/', 'src/mcp/', 'src/dashboard/', 'handlers/', 'src/app.ts', 'src/server.ts', 'src/main.ts'];
+/** Packages that are HTTP (or a channel's server) itself. */
+const TRANSPORT_PACKAGES = /^(node:)?(http|https|http2)$|^(express|express-rate-limit|compression|pino-http|graphql-http|negotiator|cookie)(\/|$)|^@modelcontextprotocol\/sdk\/server(\/|$)/;
+
+const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2])!);
+
+describe('layers: the service and application layers know no transport', () => {
+  let graph: Record<string, string[]>;
+  before(async function () {
+    this.timeout(60_000);
+    graph = await (await madge(['src', 'handlers', 'db'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', baseDir: '.' })).obj();
+  });
+
+  /** Every hand-written file `file` imports, directly or through others. */
+  function reach(file: string): Set<string> {
+    const seen = new Set<string>();
+    const next = [file];
+    while (next.length > 0) {
+      for (const dependency of graph[next.pop()!] ?? []) {
+        if (seen.has(dependency)) continue;
+        seen.add(dependency);
+        next.push(dependency);
+      }
+    }
+    return seen;
+  }
+
+  it('no file under services, application, contract, compute, auth or counters reaches the HTTP layer, a channel, or an HTTP package', () => {
+    const files = Object.keys(graph).filter((file) => TRANSPORT_FREE.some((layer) => file.startsWith(layer)));
+    expect(files.filter((f) => f.startsWith('src/services/')).length, 'the service layer was found').to.be.greaterThan(30);
+    expect(files.filter((f) => f.startsWith('src/application/')).length, 'the application layer was found').to.be.greaterThan(4);
+    const offences: string[] = [];
+    for (const file of files) {
+      const reached = reach(file);
+      for (const channel of [...reached].filter((r) => CHANNELS.some((c) => r.startsWith(c)))) offences.push(`${file} reaches ${channel}`);
+      for (const used of [file, ...reached]) {
+        for (const specifier of importsOf(used).filter((s) => TRANSPORT_PACKAGES.test(s))) offences.push(`${file} reaches ${specifier}${used === file ? '' : ` through ${used}`}`);
+      }
+    }
+    expect([...new Set(offences)]).to.deep.equal([]);
+  });
+
+  it('the check sees an offence: the HTTP layer itself reaches express', () => {
+    const reached = reach('src/http/api.ts');
+    expect([...reached, 'src/http/api.ts'].some((file) => importsOf(file).some((s) => TRANSPORT_PACKAGES.test(s)))).to.equal(true);
+    expect(reach('src/app.ts').has('src/http/api.ts')).to.equal(true);
+  });
+});
