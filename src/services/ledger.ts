@@ -118,6 +118,33 @@ export async function valueAt(db: Queryable, prices: PriceSource, accountId: str
   return valueBefore(prices, account.cash, positions, later, at);
 }
 
+/** The day's running totals an approval reads (account_days): nothing before the day's first fill. */
+export interface DayTotals {
+  traded: Dec;
+  cashDelta: Dec;
+  quantityDeltas: Map<string, Dec>;
+}
+
+export const NO_TRADES: DayTotals = { traded: new D(0), cashDelta: new D(0), quantityDeltas: new Map() };
+
+/**
+ * The account as it stood at the start of the day, priced then: the current cash and positions less what the day's
+ * fills after its first instant changed (the same as valueBefore over those fills, from one row).
+ */
+export function valueAtDayStart(prices: PriceSource, cash: Dec, positions: Position[], today: DayTotals, dayStart: Date): Valuation {
+  const held = new Map(positions.map((p) => [p.symbol, p]));
+  for (const [symbol, bought] of today.quantityDeltas) {
+    const current = held.get(symbol) ?? { symbol, quantity: new D(0), average_cost: new D(0), updated_at: dayStart };
+    held.set(symbol, { ...current, quantity: current.quantity.minus(bought) });
+  }
+  return value(prices, cash.minus(today.cashDelta), [...held.values()].filter((p) => !p.quantity.isZero()), dayStart);
+}
+
+/** A UTC day as PostgreSQL's date: YYYY-MM-DD. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 export function startOfUtcDay(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 }
