@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledOnce } from '../../db/compiled-query.js';
 import type { Database, Order } from '../../db/schema.js';
 import type { PriceSource } from './market-data.js';
 import { D, dec, roundMoney, roundPrice, type Dec } from './money.js';
@@ -39,9 +40,14 @@ export async function readPaperAccount(db: Queryable, accountId: string, startin
   };
 }
 
+/** The paper-account lock every approval takes first, compiled once (db/compiled-query.ts). */
+const paperAccountLock = new CompiledOnce(['accountId'] as const, (db: Kysely<Database> | Transaction<Database>, v: { accountId: string }) =>
+  db.selectFrom('paper_accounts').selectAll().where('account_id', '=', v.accountId).forUpdate(),
+);
+
 /** Opens (on first use) and locks the paper account: every change of cash or positions holds this lock. */
 export async function lockPaperAccount(trx: Transaction<Database>, accountId: string, startingCash: string): Promise<PaperAccount> {
-  const lock = () => trx.selectFrom('paper_accounts').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirst();
+  const lock = async () => (await paperAccountLock.execute(trx, { accountId })).rows[0];
   let row = await lock();
   if (!row) {
     await trx

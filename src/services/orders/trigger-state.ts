@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledOnce } from '../../../db/compiled-query.js';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { components } from '../../../generated/api.js';
 import type { Database, Order as OrderRow, PolicyRow } from '../../../db/schema.js';
@@ -42,14 +43,9 @@ export async function lockOrder(trx: Transaction<Database>, accountId: string, o
   return { row: row as OrderRow, events: (events as EventRow[]).map(eventView) };
 }
 
-/**
- * Locks the order and reads, in the same statement, its events and the account state the checks need: the policy
- * in force, positions, today's running totals (one row, however many fills the day has had), the kill switch in
- * force and the duplicate-order check. Undefined when the
- * order is not the account's. (Cash comes from the paper-account lock the caller already holds.)
- */
-export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
-  const found = await trx
+/** The approval's read, compiled once (db/compiled-query.ts): its shape never changes, only the four values. */
+const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since'] as const, (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date }) =>
+  db
     .selectFrom('orders as o')
     .selectAll('o')
     .select((eb) => [
@@ -67,7 +63,7 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
           .selectFrom('account_days as d')
           .select([sql<string>`d.traded_notional::text`.as('traded'), sql<string>`d.cash_delta::text`.as('cash_delta'), 'd.quantity_deltas'])
           .whereRef('d.account_id', '=', 'o.account_id')
-          .where('d.day', '=', dayOf(dayStart)),
+          .where('d.day', '=', v.day),
       ).as('today'),
       jsonObjectFrom(
         eb
@@ -86,7 +82,7 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
             .select('d.id')
             .whereRef('d.account_id', '=', 'o.account_id')
             .where('d.to_status', '=', 'submitted')
-            .where('d.at', '>', new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs))
+            .where('d.at', '>', v.since)
             .whereRef('twin.symbol', '=', 'o.symbol')
             .whereRef('twin.side', '=', 'o.side')
             .whereRef('twin.quantity', '=', 'o.quantity')
@@ -97,10 +93,20 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
         )
         .as('duplicate'),
     ])
-    .where('o.id', '=', orderId)
-    .where('o.account_id', '=', accountId)
-    .forUpdate('o')
-    .executeTakeFirst();
+    .where('o.id', '=', v.orderId)
+    .where('o.account_id', '=', v.accountId)
+    .forUpdate('o'),
+);
+
+/**
+ * Locks the order and reads, in the same statement, its events and the account state the checks need: the policy
+ * in force, positions, today's running totals (one row, however many fills the day has had), the kill switch in
+ * force and the duplicate-order check. Undefined when the order is not the account's. (Cash comes from the
+ * paper-account lock the caller already holds.)
+ */
+export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
+  const since = new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs);
+  const found = (await approvalRead.execute(trx, { orderId, accountId, day: dayOf(dayStart), since })).rows[0];
   if (!found) return undefined;
   const { events, policy, positions, today, kill_switch, duplicate, ...row } = found;
   return {
