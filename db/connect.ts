@@ -104,7 +104,14 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       max: options.poolSize ?? 10,
       types: pgTypes,
       ...(timeouts
-        ? { connectionTimeoutMillis: timeouts.connectMs, statement_timeout: timeouts.statementMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
+        ? {
+            connectionTimeoutMillis: timeouts.connectMs,
+            statement_timeout: timeouts.statementMs,
+            idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+            // The service keeps the connections it opened (warm) for the next burst rather than closing them after
+            // 10 s idle and opening them again under load.
+            idleTimeoutMillis: 0,
+          }
         : {}),
     });
     // A client that loses its connection emits 'error'; unheard, that would crash the process. The query in flight
