@@ -4,6 +4,7 @@ import * as trading from './20261121T2330-trading.js';
 import * as people from './20261122T0900-people.js';
 import * as idempotency from './20261122T1300-idempotency.js';
 import * as accountDays from './20261126T1700-account-days.js';
+import * as orderTwins from './20261126T1710-order-twins.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T0900-people': people,
   '20261122T1300-idempotency': idempotency,
   '20261126T1700-account-days': accountDays,
+  '20261126T1710-order-twins': orderTwins,
 };

@@ -76,20 +76,24 @@ const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since'] a
       ).as('kill_switch'),
       eb
         .exists(
+          // The twins first (orders_twin_idx finds the account's orders of this symbol, side and quantity), then
+          // whether one was submitted within the window.
           eb
-            .selectFrom('order_events as d')
-            .innerJoin('orders as twin', 'twin.id', 'd.order_id')
-            .select('d.id')
-            .whereRef('d.account_id', '=', 'o.account_id')
-            .where('d.to_status', '=', 'submitted')
-            .where('d.at', '>', v.since)
+            .selectFrom('orders as twin')
+            .select('twin.id')
+            .whereRef('twin.account_id', '=', 'o.account_id')
             .whereRef('twin.symbol', '=', 'o.symbol')
             .whereRef('twin.side', '=', 'o.side')
             .whereRef('twin.quantity', '=', 'o.quantity')
             .whereRef('twin.id', '!=', 'o.id')
             // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
             .where('twin.status', 'in', ['submitted', 'filled'])
-            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`),
+            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`)
+            .where((w) =>
+              w.exists(
+                w.selectFrom('order_events as d').select('d.id').whereRef('d.order_id', '=', 'twin.id').where('d.to_status', '=', 'submitted').where('d.at', '>', v.since),
+              ),
+            ),
         )
         .as('duplicate'),
     ])
