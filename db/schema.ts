@@ -121,6 +121,16 @@ export interface FillsTable {
   at: Timestamp;
 }
 
+/** An account's running totals for one UTC day (db/migrations/20261126T1700-account-days.ts). */
+export interface AccountDaysTable {
+  account_id: string;
+  day: string;
+  traded_notional: Numeric;
+  cash_delta: Numeric;
+  /** { symbol: quantity bought less sold by the fills after the day's first instant }. */
+  quantity_deltas: ColumnType<Record<string, string>, unknown, unknown>;
+}
+
 export interface KillSwitchesTable {
   /** 'global' or an account id. */
   scope: string;
@@ -215,6 +225,7 @@ export interface Database {
   orders: OrdersTable;
   order_events: OrderEventsTable;
   fills: FillsTable;
+  account_days: AccountDaysTable;
   kill_switches: KillSwitchesTable;
   kill_switch_events: KillSwitchEventsTable;
   daily_reports: DailyReportsTable;

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { DEFAULT_PREPARED_STATEMENTS } from '../db/guarded-pool.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -32,6 +33,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL only: how long a request waits for the database before it answers 503. */
   databaseTimeouts: DatabaseTimeoutsConfig;
+  /** PostgreSQL only: named prepared statements a connection may hold (0: none, for a transaction-pooling PgBouncer). */
+  databasePreparedStatements: number;
   dataDir: string;
   redisUrl: string | undefined;
   dashboardPort: number;
@@ -172,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     baseUrl,
     databaseUrl,
+    databasePreparedStatements: integer(env, 'DATABASE_PREPARED_STATEMENTS', DEFAULT_PREPARED_STATEMENTS, 0, 10_000),
     databaseTimeouts: {
       connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 600_000),
       queryMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 4000, 100, 600_000),

@@ -20,7 +20,8 @@ function configOrExit(): Config {
 }
 
 const demo = process.argv.includes('--demo');
-const open = (config: Config) => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts });
+const open = (config: Config) =>
+  openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts, preparedStatements: config.databasePreparedStatements });
 
 function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;

@@ -141,6 +141,8 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     api.server.close();
     throw error;
   }
+  // Ready once the database pool holds its connections, not while the first requests would open them.
+  await db.warm();
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   const stopAccepting = () => {

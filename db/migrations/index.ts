@@ -3,6 +3,8 @@ import * as foundation from './20261121T2300-foundation.js';
 import * as trading from './20261121T2330-trading.js';
 import * as people from './20261122T0900-people.js';
 import * as idempotency from './20261122T1300-idempotency.js';
+import * as accountDays from './20261126T1700-account-days.js';
+import * as orderTwins from './20261126T1710-order-twins.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const migrations: Record<string, Migration> = {
   '20261121T2330-trading': trading,
   '20261122T0900-people': people,
   '20261122T1300-idempotency': idempotency,
+  '20261126T1700-account-days': accountDays,
+  '20261126T1710-order-twins': orderTwins,
 };

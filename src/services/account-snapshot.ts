@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { PolicyRow } from '../../db/schema.js';
 import type { AccountState } from './checks.js';
-import { PAPER_CURRENCY, value, type Position } from './ledger.js';
+import { dayOf, PAPER_CURRENCY, value, type Position } from './ledger.js';
 import type { PriceSource } from './market-data.js';
 import { dec, type Dec } from './money.js';
 import { validPolicy, type Policy } from './policies.js';
@@ -19,8 +19,8 @@ export interface AccountSnapshot {
 }
 
 /**
- * Reads the account's paper account, positions, policy in force and notional filled since `dayStart`, in one
- * statement. A policy in force that is invalid (stored before limits were bounded) is 409 `policy-invalid`: every
+ * Reads the account's paper account, positions, policy in force and notional filled on `dayStart`'s day (its running
+ * total, account_days), in one statement. A policy in force that is invalid (stored before limits were bounded) is 409 `policy-invalid`: every
  * reader of a snapshot uses the policy.
  */
 export async function readSnapshot(db: Queryable, accountId: string, startingCash: string, dayStart: Date): Promise<AccountSnapshot> {
@@ -38,10 +38,10 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
       ).as('positions'),
       jsonObjectFrom(eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'a.id').orderBy('p.version', 'desc').limit(1)).as('policy'),
       eb
-        .selectFrom('fills as f')
-        .select(sql<string>`coalesce(sum(f.notional), 0)::text`.as('total'))
-        .whereRef('f.account_id', '=', 'a.id')
-        .where('f.at', '>=', dayStart)
+        .selectFrom('account_days as d')
+        .select(sql<string>`d.traded_notional::text`.as('total'))
+        .whereRef('d.account_id', '=', 'a.id')
+        .where('d.day', '=', dayOf(dayStart))
         .as('traded_today'),
     ])
     .where('a.id', '=', accountId)

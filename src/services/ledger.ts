@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledOnce } from '../../db/compiled-query.js';
 import type { Database, Order } from '../../db/schema.js';
 import type { PriceSource } from './market-data.js';
 import { D, dec, roundMoney, roundPrice, type Dec } from './money.js';
@@ -39,9 +40,14 @@ export async function readPaperAccount(db: Queryable, accountId: string, startin
   };
 }
 
+/** The paper-account lock every approval takes first, compiled once (db/compiled-query.ts). */
+const paperAccountLock = new CompiledOnce(['accountId'] as const, (db: Kysely<Database> | Transaction<Database>, v: { accountId: string }) =>
+  db.selectFrom('paper_accounts').selectAll().where('account_id', '=', v.accountId).forUpdate(),
+);
+
 /** Opens (on first use) and locks the paper account: every change of cash or positions holds this lock. */
 export async function lockPaperAccount(trx: Transaction<Database>, accountId: string, startingCash: string): Promise<PaperAccount> {
-  const lock = () => trx.selectFrom('paper_accounts').selectAll().where('account_id', '=', accountId).forUpdate().executeTakeFirst();
+  const lock = async () => (await paperAccountLock.execute(trx, { accountId })).rows[0];
   let row = await lock();
   if (!row) {
     await trx
@@ -116,6 +122,33 @@ export async function valueAt(db: Queryable, prices: PriceSource, accountId: str
   const positions = await positionsOf(db, accountId);
   const later = await db.selectFrom('fills').select(['symbol', 'side', 'quantity', 'notional', 'at']).where('account_id', '=', accountId).where('at', '>', at).execute();
   return valueBefore(prices, account.cash, positions, later, at);
+}
+
+/** The day's running totals an approval reads (account_days): nothing before the day's first fill. */
+export interface DayTotals {
+  traded: Dec;
+  cashDelta: Dec;
+  quantityDeltas: Map<string, Dec>;
+}
+
+export const NO_TRADES: DayTotals = { traded: new D(0), cashDelta: new D(0), quantityDeltas: new Map() };
+
+/**
+ * The account as it stood at the start of the day, priced then: the current cash and positions less what the day's
+ * fills after its first instant changed (the same as valueBefore over those fills, from one row).
+ */
+export function valueAtDayStart(prices: PriceSource, cash: Dec, positions: Position[], today: DayTotals, dayStart: Date): Valuation {
+  const held = new Map(positions.map((p) => [p.symbol, p]));
+  for (const [symbol, bought] of today.quantityDeltas) {
+    const current = held.get(symbol) ?? { symbol, quantity: new D(0), average_cost: new D(0), updated_at: dayStart };
+    held.set(symbol, { ...current, quantity: current.quantity.minus(bought) });
+  }
+  return value(prices, cash.minus(today.cashDelta), [...held.values()].filter((p) => !p.quantity.isZero()), dayStart);
+}
+
+/** A UTC day as PostgreSQL's date: YYYY-MM-DD. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
 }
 
 export function startOfUtcDay(at: Date): Date {

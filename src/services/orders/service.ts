@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { PolicyInvalidError } from '../policy-limits.js';
 import { engage } from '../kill-switch.js';
-import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueBefore } from '../ledger.js';
+import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueAtDayStart } from '../ledger.js';
 import { D, dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
 import { invalidState, marketable, record, tradeOf, type Step, type Trigger } from './transitions.js';
@@ -79,11 +79,11 @@ export class OrderService {
         cash: account.cash,
         held: new Map(positions.map((p) => [p.symbol, p.quantity])),
         totalValue: valuation.total,
-        tradedToday: state.fillsToday.reduce((sum, f) => sum.plus(f.notional), new D(0)),
+        tradedToday: state.today.traded,
       };
       let killSwitch = state.killSwitch;
       if (policy && !(killSwitch.engaged && killSwitch.level === 'account')) {
-        const start = valueBefore(prices, account.cash, positions, state.fillsToday, dayStart);
+        const start = valueAtDayStart(prices, account.cash, positions, state.today, dayStart);
         const loss = start.total.minus(valuation.total);
         if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
           const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;

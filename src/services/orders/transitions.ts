@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import { ProblemError } from '../../problems.js';
 import type { FailedCheck, ProposedTrade } from '../checks.js';
+import { dayOf, startOfUtcDay } from '../ledger.js';
 import { dec, type Dec } from '../money.js';
 import { ALLOWED_TRIGGERS } from './views.js';
 
@@ -87,6 +88,33 @@ export async function record(trx: Transaction<Database>, row: OrderRow, steps: S
           .where('account_id', '=', row.account_id)
           .returning('account_id'),
       )
+      .with('day', (db) => {
+        // The day's running totals (account_days): the notional of every fill since the day began, and what a fill
+        // after its first instant changed, to be taken back to value the start of the day (as ledger.valueBefore).
+        const day = startOfUtcDay(last.at);
+        const later = last.at.getTime() > day.getTime();
+        const symbol = row.symbol;
+        const bought = row.side === 'buy' ? quantity : quantity.negated();
+        return db
+          .insertInto('account_days')
+          .values({
+            account_id: row.account_id,
+            day: dayOf(day),
+            traded_notional: fill.notional.toFixed(),
+            cash_delta: later ? cashDelta.toFixed() : '0',
+            quantity_deltas: later ? sql`jsonb_build_object(${symbol}::text, ${bought.toFixed()}::text)` : sql`'{}'::jsonb`,
+          })
+          .onConflict((c) =>
+            c.columns(['account_id', 'day']).doUpdateSet({
+              traded_notional: sql`account_days.traded_notional + excluded.traded_notional`,
+              cash_delta: sql`account_days.cash_delta + excluded.cash_delta`,
+              quantity_deltas: later
+                ? sql`account_days.quantity_deltas || jsonb_build_object(${symbol}::text, (coalesce((account_days.quantity_deltas ->> ${symbol})::numeric, 0) + ${bought.toFixed()}::numeric)::text)`
+                : sql`account_days.quantity_deltas`,
+            }),
+          )
+          .returning('account_id');
+      })
       .with('filled', (db) =>
         db
           .insertInto('fills')

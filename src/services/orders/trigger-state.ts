@@ -1,10 +1,11 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledOnce } from '../../../db/compiled-query.js';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { components } from '../../../generated/api.js';
 import type { Database, Order as OrderRow, PolicyRow } from '../../../db/schema.js';
 import { RISK_LIMITS } from '../checks.js';
 import { GLOBAL_SCOPE, killSwitchView } from '../kill-switch.js';
-import type { FillRecord, Position } from '../ledger.js';
+import { dayOf, NO_TRADES, type DayTotals, type Position } from '../ledger.js';
 import { dec } from '../money.js';
 import { storedPolicy, type Policy } from '../policies.js';
 import type { PolicyInvalidError } from '../policy-limits.js';
@@ -20,8 +21,8 @@ export interface TriggerState {
   /** The policy in force; its problem when it is invalid (stored before limits were bounded), which only approval needs. */
   policy: Policy | PolicyInvalidError | null;
   positions: Position[];
-  /** Today's fills (UTC), for the notional traded today and the start-of-day value. */
-  fillsToday: FillRecord[];
+  /** Today's running totals (UTC): the notional traded today and what to take back for the start-of-day value. */
+  today: DayTotals;
   killSwitch: KillSwitch;
   /** Another idea's order of the same symbol, side and quantity was submitted (and not cancelled) within the risk gate's duplicate window. */
   duplicate: boolean;
@@ -42,13 +43,9 @@ export async function lockOrder(trx: Transaction<Database>, accountId: string, o
   return { row: row as OrderRow, events: (events as EventRow[]).map(eventView) };
 }
 
-/**
- * Locks the order and reads, in the same statement, its events and the account state the checks need: the policy
- * in force, positions, today's fills, the kill switch in force and the duplicate-order check. Undefined when the
- * order is not the account's. (Cash comes from the paper-account lock the caller already holds.)
- */
-export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
-  const found = await trx
+/** The approval's read, compiled once (db/compiled-query.ts): its shape never changes, only the four values. */
+const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since'] as const, (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date }) =>
+  db
     .selectFrom('orders as o')
     .selectAll('o')
     .select((eb) => [
@@ -61,14 +58,13 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
           .whereRef('s.account_id', '=', 'o.account_id')
           .orderBy('s.symbol'),
       ).as('positions'),
-      jsonArrayFrom(
+      jsonObjectFrom(
         eb
-          .selectFrom('fills as f')
-          .select(['f.symbol', 'f.side', sql<string>`f.quantity::text`.as('quantity'), sql<string>`f.notional::text`.as('notional'), 'f.at'])
-          .whereRef('f.account_id', '=', 'o.account_id')
-          .where('f.at', '>=', dayStart)
-          .orderBy('f.id'),
-      ).as('fills_today'),
+          .selectFrom('account_days as d')
+          .select([sql<string>`d.traded_notional::text`.as('traded'), sql<string>`d.cash_delta::text`.as('cash_delta'), 'd.quantity_deltas'])
+          .whereRef('d.account_id', '=', 'o.account_id')
+          .where('d.day', '=', v.day),
+      ).as('today'),
       jsonObjectFrom(
         eb
           .selectFrom('kill_switches as k')
@@ -80,35 +76,51 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
       ).as('kill_switch'),
       eb
         .exists(
+          // The twins first (orders_twin_idx finds the account's orders of this symbol, side and quantity), then
+          // whether one was submitted within the window.
           eb
-            .selectFrom('order_events as d')
-            .innerJoin('orders as twin', 'twin.id', 'd.order_id')
-            .select('d.id')
-            .whereRef('d.account_id', '=', 'o.account_id')
-            .where('d.to_status', '=', 'submitted')
-            .where('d.at', '>', new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs))
+            .selectFrom('orders as twin')
+            .select('twin.id')
+            .whereRef('twin.account_id', '=', 'o.account_id')
             .whereRef('twin.symbol', '=', 'o.symbol')
             .whereRef('twin.side', '=', 'o.side')
             .whereRef('twin.quantity', '=', 'o.quantity')
             .whereRef('twin.id', '!=', 'o.id')
             // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
             .where('twin.status', 'in', ['submitted', 'filled'])
-            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`),
+            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`)
+            .where((w) =>
+              w.exists(
+                w.selectFrom('order_events as d').select('d.id').whereRef('d.order_id', '=', 'twin.id').where('d.to_status', '=', 'submitted').where('d.at', '>', v.since),
+              ),
+            ),
         )
         .as('duplicate'),
     ])
-    .where('o.id', '=', orderId)
-    .where('o.account_id', '=', accountId)
-    .forUpdate('o')
-    .executeTakeFirst();
+    .where('o.id', '=', v.orderId)
+    .where('o.account_id', '=', v.accountId)
+    .forUpdate('o'),
+);
+
+/**
+ * Locks the order and reads, in the same statement, its events and the account state the checks need: the policy
+ * in force, positions, today's running totals (one row, however many fills the day has had), the kill switch in
+ * force and the duplicate-order check. Undefined when the order is not the account's. (Cash comes from the
+ * paper-account lock the caller already holds.)
+ */
+export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
+  const since = new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs);
+  const found = (await approvalRead.execute(trx, { orderId, accountId, day: dayOf(dayStart), since })).rows[0];
   if (!found) return undefined;
-  const { events, policy, positions, fills_today, kill_switch, duplicate, ...row } = found;
+  const { events, policy, positions, today, kill_switch, duplicate, ...row } = found;
   return {
     row: row as OrderRow,
     events: (events as EventRow[]).map(eventView),
     policy: policy ? storedPolicy(policy as unknown as PolicyRow) : null,
     positions: positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
-    fillsToday: fills_today as FillRecord[],
+    today: today
+      ? { traded: dec(today.traded), cashDelta: dec(today.cash_delta), quantityDeltas: new Map(Object.entries(today.quantity_deltas).map(([symbol, q]) => [symbol, dec(q)])) }
+      : NO_TRADES,
     killSwitch: killSwitchView(kill_switch as never),
     duplicate: Boolean(duplicate),
   };
