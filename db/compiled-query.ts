@@ -22,12 +22,17 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
   ) {}
 
   async execute(db: Kysely<any> | Transaction<any>, values: P): Promise<QueryResult<R>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return db.executeQuery<R>(this.with(db, values));
+  }
+
+  /** The compiled query with these values in place (what execute runs). */
+  with(db: Kysely<any> | Transaction<any>, values: P): CompiledQuery<R> { // eslint-disable-line @typescript-eslint/no-explicit-any
     const compiled = this.compile(db);
     const parameters = compiled.parameters.map((constant, i) => {
       const name = this.slots[i];
       return name === undefined ? constant : values[name];
     });
-    return db.executeQuery<R>({ ...compiled, parameters });
+    return { ...compiled, parameters };
   }
 
   private compile(db: Kysely<any> | Transaction<any>): CompiledQuery<R> { // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -28,9 +28,18 @@ export interface GuardOptions {
 /** Transaction control and session statements: cheap to parse, sent unnamed. */
 const UNNAMED = /^\s*(begin|commit|rollback|savepoint|release|set|reset|show|start|end|deallocate|discard|listen|unlisten|lock|create|alter|drop|comment|grant|revoke|truncate|vacuum|analyze|do)\b/i;
 
+/** Names already computed, by text (the service's texts are a few dozen; emptied if texts that vary fill it). */
+const names = new Map<string, string>();
+
 /** The name a statement is prepared under: its text's hash, so that one text is one statement on every connection. */
 export function statementName(text: string): string {
-  return `ias_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `ias_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+    if (names.size >= 1024) names.clear();
+    names.set(text, name);
+  }
+  return name;
 }
 
 /**

@@ -141,8 +141,9 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     api.server.close();
     throw error;
   }
-  // Ready once the database pool holds its connections, not while the first requests would open them.
-  await db.warm();
+  // Ready once the database pool holds its connections, each with the approval's statements prepared, not while the
+  // first requests would open and prepare them.
+  await db.warm(services.hotStatements());
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   const stopAccepting = () => {

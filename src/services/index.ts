@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely';
 import type { Document } from 'openapi-backend';
 import type { Config } from '../config.js';
 import type { Db } from '../../db/connect.js';
@@ -18,10 +19,12 @@ import { FailureCounters } from './failures.js';
 import { GoalService } from './goals.js';
 import { IdeaService } from './ideas/service.js';
 import { KillSwitchService } from './kill-switch.js';
+import { paperLockWarmUp } from './ledger.js';
 import { SimulatedPriceSource, type PriceSource } from './market-data.js';
 import { MetaService } from './meta.js';
 import { OAuthService } from './oauth.js';
 import { OrderService } from './orders/service.js';
+import { approvalReadWarmUp } from './orders/trigger-state.js';
 import { PeopleService } from './people.js';
 import { PolicyService } from './policies.js';
 import { PortfolioService } from './portfolio.js';
@@ -55,6 +58,8 @@ export interface Services {
    * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
    */
   transaction<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T>;
+  /** The hot paths' statements (an approval's lock and read), with values that match nothing, for the pool to prepare on each connection before the service says ready. */
+  hotStatements(): CompiledQuery[];
   /** Stops what the use cases hold besides the database (the compute pool's threads); for a server's drain. */
   close(): Promise<void>;
 }
@@ -118,6 +123,7 @@ export async function createServices(
       people: new PeopleService(ctx, { challenges, failures, sessions, hasher }),
       sessions,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
+      hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
       close: () => compute.close(),
     };
   };

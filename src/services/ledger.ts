@@ -45,6 +45,9 @@ const paperAccountLock = new CompiledOnce(['accountId'] as const, (db: Kysely<Da
   db.selectFrom('paper_accounts').selectAll().where('account_id', '=', v.accountId).forUpdate(),
 );
 
+/** The paper-account lock with an account that does not exist: prepared on each connection before the service is ready. */
+export const paperLockWarmUp = (db: Kysely<Database>) => paperAccountLock.with(db, { accountId: 'acct_warm_up' });
+
 /** Opens (on first use) and locks the paper account: every change of cash or positions holds this lock. */
 export async function lockPaperAccount(trx: Transaction<Database>, accountId: string, startingCash: string): Promise<PaperAccount> {
   const lock = async () => (await paperAccountLock.execute(trx, { accountId })).rows[0];

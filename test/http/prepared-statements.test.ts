@@ -55,6 +55,33 @@ describe('named prepared statements (PostgreSQL)', () => {
     }
   });
 
+  it('warms every connection before the service is ready: each holds the hot statements prepared', async () => {
+    const db = await openDatabase({ databaseUrl: database.url!, poolSize: 3 });
+    try {
+      const hot = sql<{ n: number }>`select ${7}::int as n where ${'nothing'}::text = 'x'`.compile(db.kysely);
+      await db.warm([hot]);
+      // Three transactions at once hold the pool's three connections: each finds the statement already prepared.
+      let arrived = 0;
+      let open!: () => void;
+      const all = new Promise<void>((resolve) => (open = resolve));
+      const seen = await Promise.all(
+        [0, 1, 2].map(() =>
+          db.kysely.transaction().execute(async (trx) => {
+            const names = await preparedHere(trx);
+            const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+            if (++arrived === 3) open();
+            await all;
+            return { names, pid };
+          }),
+        ),
+      );
+      expect(new Set(seen.map((s) => s.pid)).size).to.equal(3);
+      for (const { names } of seen) expect(names).to.include(statementName(hot.sql));
+    } finally {
+      await db.close();
+    }
+  });
+
   it('sends none with 0 (for a transaction-pooling PgBouncer)', async () => {
     const db = await openDatabase({ databaseUrl: database.url!, poolSize: 1, preparedStatements: 0 });
     try {

@@ -125,3 +125,6 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
     duplicate: Boolean(duplicate),
   };
 }
+
+/** The approval's read with an order that does not exist: prepared on each connection before the service is ready. */
+export const approvalReadWarmUp = (db: Kysely<Database>) => approvalRead.with(db, { orderId: 'ord_warm_up', accountId: 'acct_warm_up', day: '2000-01-01', since: new Date(0) });
