@@ -4,7 +4,8 @@ import { ProblemError } from '../../problems.js';
 import type { FailedCheck, ProposedTrade } from '../checks.js';
 import { dayOf, startOfUtcDay } from '../ledger.js';
 import { dec, type Dec } from '../money.js';
-import { ALLOWED_TRIGGERS } from './views.js';
+import { eventRows, type EventType } from '../events/outbox.js';
+import { ALLOWED_TRIGGERS, eventView, orderView, type Order } from './views.js';
 
 export type Trigger = 'approve' | 'reject' | 'cancel';
 
@@ -36,12 +37,30 @@ export interface FillWrite {
 }
 
 /**
- * Writes the order's steps in one statement: the order's new state (the last step's), one event per step and,
- * for a fill, cash, the position and the fill record — all of it or nothing, in the caller's transaction.
+ * The outbox events of the steps (`order.<state>`), each holding the order as GET answered it right after that
+ * step: its state and history then (a submission's event shows the order submitted, its fill's event filled).
  */
-export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
+function orderEvents(row: OrderRow, steps: Step[], history: Order['events'], fields: Fields) {
+  let from: string = row.status;
+  const events = [...history];
+  return steps.map((step, index) => {
+    events.push(eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason }));
+    from = step.to;
+    const final = index === steps.length - 1;
+    const at: OrderRow = { ...row, ...(final ? fields : {}), status: step.to, updated_at: step.at };
+    return { accountId: row.account_id, type: `order.${step.to}` as EventType, at: step.at, data: orderView(at, [...events], step.at) };
+  });
+}
+
+/**
+ * Writes the order's steps in one statement: the order's new state (the last step's), one event per step, their
+ * outbox events (`history` is the order's events before these steps) and, for a fill, cash, the position and the
+ * fill record — all of it or nothing, in the caller's transaction.
+ */
+export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], history: Order['events'], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
   const last = steps[steps.length - 1]!;
   const failed = steps.find((step) => step.failedChecks)?.failedChecks;
+  const published = eventRows(orderEvents(row, steps, history, fields));
   let from: string = row.status;
   const events = steps.map((step) => {
     const event = {
@@ -65,7 +84,8 @@ export async function record(trx: Transaction<Database>, row: OrderRow, steps: S
         .where('id', '=', row.id)
         .returningAll(),
     )
-    .with('logged', (db) => db.insertInto('order_events').values(events).returning('id'));
+    .with('logged', (db) => db.insertInto('order_events').values(events).returning('id'))
+    .with('published', (db) => db.insertInto('events').values(published).returning('id'));
   if (fill) {
     const quantity = dec(row.quantity);
     const cashDelta = row.side === 'buy' ? fill.notional.negated() : fill.notional;
