@@ -4,7 +4,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
-EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts test/http/statements.test.ts
+EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts test/http/statements.test.ts test/http/events.test.ts test/http/webhooks.test.ts
 
 .PHONY: run test install build generate check-generated lint typecheck cycles test-all test-embedded bench bench-tools fuzz clean
 

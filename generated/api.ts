@@ -783,8 +783,349 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (the feed)
+         * @description The account's events, oldest first, in the order they became visible: following `next_cursor` from
+         *     the start (no `cursor`) reads every event exactly once, also when the transactions that wrote them
+         *     committed in another order than they began. An event is listed once no transaction that began
+         *     before it is still running (usually within milliseconds of its commit).
+         *
+         *     Unlike other lists, `next_cursor` is never null: it is the position after the last event of the page
+         *     (or the cursor sent, on an empty page). While `has_more` is true, ask again at once; when it is
+         *     false, keep the cursor and ask again later (a few seconds) for what happened since. Store the cursor
+         *     with what you did with the events, and you can resume after a restart without loss or repeat.
+         *
+         *     Events are kept at least 30 days (30 days unless the operator configured more: `EVENT_RETENTION_DAYS`); a cursor older
+         *     than that resumes at the oldest event kept. Filter by `type` to read one kind only (the cursor then
+         *     moves past events of that kind only). The same events are sent to webhook endpoints (see
+         *     `webhooks`); the feed is how to reconcile after a missed delivery.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One event of the account, by the id the feed lists and webhooks send as `webhook-id`. Another
+         *     account's event, or one past the retention, is 404.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.proposed
+         * @description An idea proposed the order; it waits in `proposed` for a decision.
+         *     Sent to each enabled endpoint subscribed to `order.proposed`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderProposedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.submitted
+         * @description The order was approved and submitted to the broker (a limit order that is not marketable rests here).
+         *     Sent to each enabled endpoint subscribed to `order.submitted`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderSubmittedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.filled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.filled
+         * @description The broker filled the order; cash and the position changed in the same transaction.
+         *     Sent to each enabled endpoint subscribed to `order.filled`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderFilledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.rejected
+         * @description The order was rejected.
+         *     Sent to each enabled endpoint subscribed to `order.rejected`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled
+         * @description The order was cancelled (before or after submission).
+         *     Sent to each enabled endpoint subscribed to `order.cancelled`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.blocked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.blocked
+         * @description An approval failed the policy check or the risk gate; the order is blocked for good.
+         *     Sent to each enabled endpoint subscribed to `order.blocked`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderBlockedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.expired
+         * @description The proposed order passed `expires_at` undecided. Recorded when a trigger or a daily report touches the order (no background job), dated when it expired.
+         *     Sent to each enabled endpoint subscribed to `order.expired`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "idea.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * idea.generated
+         * @description An idea with its proposed orders was generated.
+         *     Sent to each enabled endpoint subscribed to `idea.generated`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["ideaGeneratedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "policy.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * policy.created
+         * @description A new policy version was created (with its e-consent record).
+         *     Sent to each enabled endpoint subscribed to `policy.created`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["policyCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kill-switch.engaged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * kill_switch.engaged
+         * @description The account kill switch, or the global one, was engaged (by the account, automatically at the daily loss limit, or by an operator). `data` is the switch in force for the account.
+         *     Sent to each enabled endpoint subscribed to `kill_switch.engaged`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["killSwitchEngagedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kill-switch.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * kill_switch.released
+         * @description The account kill switch, or the global one, was released. `data` is the switch in force for the account afterwards.
+         *     Sent to each enabled endpoint subscribed to `kill_switch.released`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["killSwitchReleasedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * report.generated
+         * @description A daily report was generated or regenerated.
+         *     Sent to each enabled endpoint subscribed to `report.generated`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["reportGeneratedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent by "Send test event" in the dashboard; never in the feed.
+         *     Sent to each enabled endpoint subscribed to `webhook.test`, signed as Standard Webhooks specifies (see the
+         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["webhookTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2040,6 +2381,425 @@ export interface components {
             /** @description Cursor of the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /**
+         * @description An event: a state change of the account, with the resource as its GET answered right after the
+         *     change. `type` tells which; `data` is the resource of that type.
+         */
+        Event: components["schemas"]["OrderProposedEvent"] | components["schemas"]["OrderSubmittedEvent"] | components["schemas"]["OrderFilledEvent"] | components["schemas"]["OrderRejectedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderBlockedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["IdeaGeneratedEvent"] | components["schemas"]["PolicyCreatedEvent"] | components["schemas"]["KillSwitchEngagedEvent"] | components["schemas"]["KillSwitchReleasedEvent"] | components["schemas"]["ReportGeneratedEvent"];
+        /** @description `order.proposed`: An idea proposed the order; it waits in `proposed` for a decision. */
+        OrderProposedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.proposed`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.proposed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.submitted`: The order was approved and submitted to the broker (a limit order that is not marketable rests here). */
+        OrderSubmittedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.submitted`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.submitted";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.filled`: The broker filled the order; cash and the position changed in the same transaction. */
+        OrderFilledEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.filled`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.filled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.rejected`: The order was rejected. */
+        OrderRejectedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.rejected`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.rejected";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.cancelled`: The order was cancelled (before or after submission). */
+        OrderCancelledEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.cancelled`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.blocked`: An approval failed the policy check or the risk gate; the order is blocked for good. */
+        OrderBlockedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.blocked`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.blocked";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.expired`: The proposed order passed `expires_at` undecided. Recorded when a trigger or a daily report touches the order (no background job), dated when it expired. */
+        OrderExpiredEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.expired`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.expired";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `idea.generated`: An idea with its proposed orders was generated. */
+        IdeaGeneratedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `idea.generated`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "idea.generated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Idea"];
+        };
+        /** @description `policy.created`: A new policy version was created (with its e-consent record). */
+        PolicyCreatedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `policy.created`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "policy.created";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Policy"];
+        };
+        /** @description `kill_switch.engaged`: The account kill switch, or the global one, was engaged (by the account, automatically at the daily loss limit, or by an operator). `data` is the switch in force for the account. */
+        KillSwitchEngagedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `kill_switch.engaged`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "kill_switch.engaged";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["KillSwitch"];
+        };
+        /** @description `kill_switch.released`: The account kill switch, or the global one, was released. `data` is the switch in force for the account afterwards. */
+        KillSwitchReleasedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `kill_switch.released`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "kill_switch.released";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["KillSwitch"];
+        };
+        /** @description `report.generated`: A daily report was generated or regenerated. */
+        ReportGeneratedEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `report.generated`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "report.generated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["DailyReport"];
+        };
+        /** @description The body of a `order.proposed` webhook delivery (Standard Webhooks payload). */
+        OrderProposedEventPayload: {
+            /**
+             * @description Always `order.proposed`.
+             * @constant
+             */
+            type: "order.proposed";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.submitted` webhook delivery (Standard Webhooks payload). */
+        OrderSubmittedEventPayload: {
+            /**
+             * @description Always `order.submitted`.
+             * @constant
+             */
+            type: "order.submitted";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.filled` webhook delivery (Standard Webhooks payload). */
+        OrderFilledEventPayload: {
+            /**
+             * @description Always `order.filled`.
+             * @constant
+             */
+            type: "order.filled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.rejected` webhook delivery (Standard Webhooks payload). */
+        OrderRejectedEventPayload: {
+            /**
+             * @description Always `order.rejected`.
+             * @constant
+             */
+            type: "order.rejected";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.cancelled` webhook delivery (Standard Webhooks payload). */
+        OrderCancelledEventPayload: {
+            /**
+             * @description Always `order.cancelled`.
+             * @constant
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.blocked` webhook delivery (Standard Webhooks payload). */
+        OrderBlockedEventPayload: {
+            /**
+             * @description Always `order.blocked`.
+             * @constant
+             */
+            type: "order.blocked";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.expired` webhook delivery (Standard Webhooks payload). */
+        OrderExpiredEventPayload: {
+            /**
+             * @description Always `order.expired`.
+             * @constant
+             */
+            type: "order.expired";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `idea.generated` webhook delivery (Standard Webhooks payload). */
+        IdeaGeneratedEventPayload: {
+            /**
+             * @description Always `idea.generated`.
+             * @constant
+             */
+            type: "idea.generated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Idea"];
+        };
+        /** @description The body of a `policy.created` webhook delivery (Standard Webhooks payload). */
+        PolicyCreatedEventPayload: {
+            /**
+             * @description Always `policy.created`.
+             * @constant
+             */
+            type: "policy.created";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Policy"];
+        };
+        /** @description The body of a `kill_switch.engaged` webhook delivery (Standard Webhooks payload). */
+        KillSwitchEngagedEventPayload: {
+            /**
+             * @description Always `kill_switch.engaged`.
+             * @constant
+             */
+            type: "kill_switch.engaged";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["KillSwitch"];
+        };
+        /** @description The body of a `kill_switch.released` webhook delivery (Standard Webhooks payload). */
+        KillSwitchReleasedEventPayload: {
+            /**
+             * @description Always `kill_switch.released`.
+             * @constant
+             */
+            type: "kill_switch.released";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["KillSwitch"];
+        };
+        /** @description The body of a `report.generated` webhook delivery (Standard Webhooks payload). */
+        ReportGeneratedEventPayload: {
+            /**
+             * @description Always `report.generated`.
+             * @constant
+             */
+            type: "report.generated";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["DailyReport"];
+        };
+        /** @description The body of a `webhook.test` webhook delivery (Standard Webhooks payload). */
+        WebhookTestEventPayload: {
+            /**
+             * @description Always `webhook.test`.
+             * @constant
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /** @description What a test delivery carries. */
+        WebhookTestData: {
+            /** @description The endpoint the test was sent to (`we_...`). */
+            endpoint_id: string;
+            /** @description A fixed text saying this is a test. */
+            message: string;
+        };
+        /** @description A page of the event feed, oldest first. */
+        EventList: {
+            /** @description Events, in the order they became visible. */
+            data: components["schemas"]["Event"][];
+            /** @description Where to continue (never null); pass it as `cursor` now while `has_more`, later otherwise. */
+            next_cursor: string;
+            /** @description Whether more events are visible after this page right now. */
+            has_more: boolean;
+        };
     };
     responses: {
         /**
@@ -2858,6 +3618,33 @@ export interface components {
          */
         PolicyVersion: number;
         /**
+         * @description Only events of this type.
+         * @example order.filled
+         */
+        EventTypeQuery: string;
+        /**
+         * @description The event id (`evt_...`).
+         * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+         */
+        EventId: string;
+        /**
+         * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+         * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+         * @example 1764172800
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+         *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+         *     signatures separated by a space (either verifying is enough).
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignatureHeader: string;
+        /**
          * @description The order id (`ord_...`).
          * @example ord_2Yf7Kq9mVb3N
          */
@@ -3026,6 +3813,34 @@ export type SchemaReportOrderCounts = components['schemas']['ReportOrderCounts']
 export type SchemaReportDecision = components['schemas']['ReportDecision'];
 export type SchemaKillSwitchEvent = components['schemas']['KillSwitchEvent'];
 export type SchemaDailyReportList = components['schemas']['DailyReportList'];
+export type SchemaEvent = components['schemas']['Event'];
+export type SchemaOrderProposedEvent = components['schemas']['OrderProposedEvent'];
+export type SchemaOrderSubmittedEvent = components['schemas']['OrderSubmittedEvent'];
+export type SchemaOrderFilledEvent = components['schemas']['OrderFilledEvent'];
+export type SchemaOrderRejectedEvent = components['schemas']['OrderRejectedEvent'];
+export type SchemaOrderCancelledEvent = components['schemas']['OrderCancelledEvent'];
+export type SchemaOrderBlockedEvent = components['schemas']['OrderBlockedEvent'];
+export type SchemaOrderExpiredEvent = components['schemas']['OrderExpiredEvent'];
+export type SchemaIdeaGeneratedEvent = components['schemas']['IdeaGeneratedEvent'];
+export type SchemaPolicyCreatedEvent = components['schemas']['PolicyCreatedEvent'];
+export type SchemaKillSwitchEngagedEvent = components['schemas']['KillSwitchEngagedEvent'];
+export type SchemaKillSwitchReleasedEvent = components['schemas']['KillSwitchReleasedEvent'];
+export type SchemaReportGeneratedEvent = components['schemas']['ReportGeneratedEvent'];
+export type SchemaOrderProposedEventPayload = components['schemas']['OrderProposedEventPayload'];
+export type SchemaOrderSubmittedEventPayload = components['schemas']['OrderSubmittedEventPayload'];
+export type SchemaOrderFilledEventPayload = components['schemas']['OrderFilledEventPayload'];
+export type SchemaOrderRejectedEventPayload = components['schemas']['OrderRejectedEventPayload'];
+export type SchemaOrderCancelledEventPayload = components['schemas']['OrderCancelledEventPayload'];
+export type SchemaOrderBlockedEventPayload = components['schemas']['OrderBlockedEventPayload'];
+export type SchemaOrderExpiredEventPayload = components['schemas']['OrderExpiredEventPayload'];
+export type SchemaIdeaGeneratedEventPayload = components['schemas']['IdeaGeneratedEventPayload'];
+export type SchemaPolicyCreatedEventPayload = components['schemas']['PolicyCreatedEventPayload'];
+export type SchemaKillSwitchEngagedEventPayload = components['schemas']['KillSwitchEngagedEventPayload'];
+export type SchemaKillSwitchReleasedEventPayload = components['schemas']['KillSwitchReleasedEventPayload'];
+export type SchemaReportGeneratedEventPayload = components['schemas']['ReportGeneratedEventPayload'];
+export type SchemaWebhookTestEventPayload = components['schemas']['WebhookTestEventPayload'];
+export type SchemaWebhookTestData = components['schemas']['WebhookTestData'];
+export type SchemaEventList = components['schemas']['EventList'];
 export type ResponseMalformedRequest = components['responses']['MalformedRequest'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseInvalidParameters = components['responses']['InvalidParameters'];
@@ -3083,6 +3898,11 @@ export type ParameterFromDate = components['parameters']['FromDate'];
 export type ParameterToDate = components['parameters']['ToDate'];
 export type ParameterReportDate = components['parameters']['ReportDate'];
 export type ParameterPolicyVersion = components['parameters']['PolicyVersion'];
+export type ParameterEventTypeQuery = components['parameters']['EventTypeQuery'];
+export type ParameterEventId = components['parameters']['EventId'];
+export type ParameterWebhookIdHeader = components['parameters']['WebhookIdHeader'];
+export type ParameterWebhookTimestampHeader = components['parameters']['WebhookTimestampHeader'];
+export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type ParameterOrderId = components['parameters']['OrderId'];
 export type ParameterIdeaId = components['parameters']['IdeaId'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
@@ -4460,6 +5280,699 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this type.
+                 * @example order.filled
+                 */
+                type?: components["parameters"]["EventTypeQuery"];
+                /**
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event id (`evt_...`).
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderProposedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderProposedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderSubmittedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderSubmittedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderFilledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderFilledEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderRejectedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCancelledEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderBlockedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderBlockedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderExpiredEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ideaGeneratedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdeaGeneratedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    policyCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyCreatedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    killSwitchEngagedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KillSwitchEngagedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    killSwitchReleasedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KillSwitchReleasedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportGeneratedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportGeneratedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -42,6 +42,10 @@ export type Query = {
   brokers?: Maybe<BrokerList>;
   /** The kill switch in force for the account. */
   killSwitch?: Maybe<KillSwitch>;
+  /** The account's events, oldest first, in the order they became visible; follow `next_cursor` (never null). */
+  events?: Maybe<EventList>;
+  /** One event of the account. */
+  event?: Maybe<Event>;
   /** Required growth rate, probability of reaching the target, and suggestions. */
   goalFeasibility?: Maybe<GoalFeasibilityResult>;
 };
@@ -106,6 +110,18 @@ export type QueryDailyReportArgs = {
 export type QueryBrokersArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryEventsArgs = {
+  type?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryEventArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -616,6 +632,154 @@ export type EngageKillSwitchRequest = {
   reason: Scalars['String']['input'];
 };
 
+/**
+ * An event: a state change with the resource as its GET answered right after it. `type` (or `__typename`) tells
+ * which; the members are the same in each.
+ */
+export type Event = OrderProposedEvent | OrderSubmittedEvent | OrderFilledEvent | OrderRejectedEvent | OrderCancelledEvent | OrderBlockedEvent | OrderExpiredEvent | IdeaGeneratedEvent | PolicyCreatedEvent | KillSwitchEngagedEvent | KillSwitchReleasedEvent | ReportGeneratedEvent;
+
+/** `order.proposed` */
+export type OrderProposedEvent = {
+  __typename?: 'OrderProposedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.proposed`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.submitted` */
+export type OrderSubmittedEvent = {
+  __typename?: 'OrderSubmittedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.submitted`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.filled` */
+export type OrderFilledEvent = {
+  __typename?: 'OrderFilledEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.filled`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.rejected` */
+export type OrderRejectedEvent = {
+  __typename?: 'OrderRejectedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.rejected`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.cancelled` */
+export type OrderCancelledEvent = {
+  __typename?: 'OrderCancelledEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.cancelled`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.blocked` */
+export type OrderBlockedEvent = {
+  __typename?: 'OrderBlockedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.blocked`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.expired` */
+export type OrderExpiredEvent = {
+  __typename?: 'OrderExpiredEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.expired`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `idea.generated` */
+export type IdeaGeneratedEvent = {
+  __typename?: 'IdeaGeneratedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `idea.generated`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Idea;
+};
+
+/** `policy.created` */
+export type PolicyCreatedEvent = {
+  __typename?: 'PolicyCreatedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `policy.created`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Policy;
+};
+
+/** `kill_switch.engaged` */
+export type KillSwitchEngagedEvent = {
+  __typename?: 'KillSwitchEngagedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `kill_switch.engaged`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: KillSwitch;
+};
+
+/** `kill_switch.released` */
+export type KillSwitchReleasedEvent = {
+  __typename?: 'KillSwitchReleasedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `kill_switch.released`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: KillSwitch;
+};
+
+/** `report.generated` */
+export type ReportGeneratedEvent = {
+  __typename?: 'ReportGeneratedEvent';
+  id: Scalars['ID']['output'];
+  /** Always `report.generated`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: DailyReport;
+};
+
+/** A page of the event feed, oldest first. */
+export type EventList = {
+  __typename?: 'EventList';
+  data: Array<Event>;
+  /** Where to continue: never null. */
+  next_cursor: Scalars['String']['output'];
+  /** Whether more events are visible after this page now. */
+  has_more: Scalars['Boolean']['output'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -693,6 +857,20 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = {
     | ( TargetReachableSuggestion )
     | ( MonthlyContributionNeededSuggestion )
   ;
+  Event:
+    | ( OrderProposedEvent )
+    | ( OrderSubmittedEvent )
+    | ( OrderFilledEvent )
+    | ( OrderRejectedEvent )
+    | ( OrderCancelledEvent )
+    | ( OrderBlockedEvent )
+    | ( OrderExpiredEvent )
+    | ( IdeaGeneratedEvent )
+    | ( PolicyCreatedEvent )
+    | ( KillSwitchEngagedEvent )
+    | ( KillSwitchReleasedEvent )
+    | ( ReportGeneratedEvent )
+  ;
 };
 
 
@@ -758,6 +936,20 @@ export type ResolversTypes = {
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
   EngageKillSwitchRequest: EngageKillSwitchRequest;
+  Event: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['Event']>;
+  OrderProposedEvent: ResolverTypeWrapper<OrderProposedEvent>;
+  OrderSubmittedEvent: ResolverTypeWrapper<OrderSubmittedEvent>;
+  OrderFilledEvent: ResolverTypeWrapper<OrderFilledEvent>;
+  OrderRejectedEvent: ResolverTypeWrapper<OrderRejectedEvent>;
+  OrderCancelledEvent: ResolverTypeWrapper<OrderCancelledEvent>;
+  OrderBlockedEvent: ResolverTypeWrapper<OrderBlockedEvent>;
+  OrderExpiredEvent: ResolverTypeWrapper<OrderExpiredEvent>;
+  IdeaGeneratedEvent: ResolverTypeWrapper<IdeaGeneratedEvent>;
+  PolicyCreatedEvent: ResolverTypeWrapper<PolicyCreatedEvent>;
+  KillSwitchEngagedEvent: ResolverTypeWrapper<KillSwitchEngagedEvent>;
+  KillSwitchReleasedEvent: ResolverTypeWrapper<KillSwitchReleasedEvent>;
+  ReportGeneratedEvent: ResolverTypeWrapper<ReportGeneratedEvent>;
+  EventList: ResolverTypeWrapper<Omit<EventList, 'data'> & { data: Array<ResolversTypes['Event']> }>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -811,6 +1003,20 @@ export type ResolversParentTypes = {
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
   EngageKillSwitchRequest: EngageKillSwitchRequest;
+  Event: ResolversUnionTypes<ResolversParentTypes>['Event'];
+  OrderProposedEvent: OrderProposedEvent;
+  OrderSubmittedEvent: OrderSubmittedEvent;
+  OrderFilledEvent: OrderFilledEvent;
+  OrderRejectedEvent: OrderRejectedEvent;
+  OrderCancelledEvent: OrderCancelledEvent;
+  OrderBlockedEvent: OrderBlockedEvent;
+  OrderExpiredEvent: OrderExpiredEvent;
+  IdeaGeneratedEvent: IdeaGeneratedEvent;
+  PolicyCreatedEvent: PolicyCreatedEvent;
+  KillSwitchEngagedEvent: KillSwitchEngagedEvent;
+  KillSwitchReleasedEvent: KillSwitchReleasedEvent;
+  ReportGeneratedEvent: ReportGeneratedEvent;
+  EventList: Omit<EventList, 'data'> & { data: Array<ResolversParentTypes['Event']> };
 };
 
 export type OperationDirectiveArgs = {
@@ -840,6 +1046,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   dailyReport?: Resolver<Maybe<ResolversTypes['DailyReport']>, ParentType, ContextType, RequireFields<QueryDailyReportArgs, 'date'>>;
   brokers?: Resolver<Maybe<ResolversTypes['BrokerList']>, ParentType, ContextType, RequireFields<QueryBrokersArgs, 'limit'>>;
   killSwitch?: Resolver<Maybe<ResolversTypes['KillSwitch']>, ParentType, ContextType>;
+  events?: Resolver<Maybe<ResolversTypes['EventList']>, ParentType, ContextType, RequireFields<QueryEventsArgs, 'limit'>>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   goalFeasibility?: Resolver<Maybe<ResolversTypes['GoalFeasibilityResult']>, ParentType, ContextType, RequireFields<QueryGoalFeasibilityArgs, 'input'>>;
 };
 
@@ -1127,6 +1335,124 @@ export type GoalFeasibilityResultResolvers<ContextType = GraphQLContext, ParentT
   suggestions?: Resolver<Array<ResolversTypes['FeasibilitySuggestion']>, ParentType, ContextType>;
 };
 
+export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
+  __resolveType: TypeResolveFn<'OrderProposedEvent' | 'OrderSubmittedEvent' | 'OrderFilledEvent' | 'OrderRejectedEvent' | 'OrderCancelledEvent' | 'OrderBlockedEvent' | 'OrderExpiredEvent' | 'IdeaGeneratedEvent' | 'PolicyCreatedEvent' | 'KillSwitchEngagedEvent' | 'KillSwitchReleasedEvent' | 'ReportGeneratedEvent', ParentType, ContextType>;
+};
+
+export type OrderProposedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderProposedEvent'] = ResolversParentTypes['OrderProposedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderSubmittedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderSubmittedEvent'] = ResolversParentTypes['OrderSubmittedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderFilledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderFilledEvent'] = ResolversParentTypes['OrderFilledEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderRejectedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderRejectedEvent'] = ResolversParentTypes['OrderRejectedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderCancelledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderCancelledEvent'] = ResolversParentTypes['OrderCancelledEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderBlockedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderBlockedEvent'] = ResolversParentTypes['OrderBlockedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderExpiredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderExpiredEvent'] = ResolversParentTypes['OrderExpiredEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type IdeaGeneratedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IdeaGeneratedEvent'] = ResolversParentTypes['IdeaGeneratedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Idea'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PolicyCreatedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PolicyCreatedEvent'] = ResolversParentTypes['PolicyCreatedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Policy'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type KillSwitchEngagedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KillSwitchEngagedEvent'] = ResolversParentTypes['KillSwitchEngagedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['KillSwitch'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type KillSwitchReleasedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['KillSwitchReleasedEvent'] = ResolversParentTypes['KillSwitchReleasedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['KillSwitch'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ReportGeneratedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportGeneratedEvent'] = ResolversParentTypes['ReportGeneratedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['DailyReport'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type EventListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventList'] = ResolversParentTypes['EventList']> = {
+  data?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType>;
+  next_cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  has_more?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1161,6 +1487,20 @@ export type Resolvers<ContextType = GraphQLContext> = {
   MonthlyContributionNeededSuggestion?: MonthlyContributionNeededSuggestionResolvers<ContextType>;
   FeasibilitySuggestion?: FeasibilitySuggestionResolvers<ContextType>;
   GoalFeasibilityResult?: GoalFeasibilityResultResolvers<ContextType>;
+  Event?: EventResolvers<ContextType>;
+  OrderProposedEvent?: OrderProposedEventResolvers<ContextType>;
+  OrderSubmittedEvent?: OrderSubmittedEventResolvers<ContextType>;
+  OrderFilledEvent?: OrderFilledEventResolvers<ContextType>;
+  OrderRejectedEvent?: OrderRejectedEventResolvers<ContextType>;
+  OrderCancelledEvent?: OrderCancelledEventResolvers<ContextType>;
+  OrderBlockedEvent?: OrderBlockedEventResolvers<ContextType>;
+  OrderExpiredEvent?: OrderExpiredEventResolvers<ContextType>;
+  IdeaGeneratedEvent?: IdeaGeneratedEventResolvers<ContextType>;
+  PolicyCreatedEvent?: PolicyCreatedEventResolvers<ContextType>;
+  KillSwitchEngagedEvent?: KillSwitchEngagedEventResolvers<ContextType>;
+  KillSwitchReleasedEvent?: KillSwitchReleasedEventResolvers<ContextType>;
+  ReportGeneratedEvent?: ReportGeneratedEventResolvers<ContextType>;
+  EventList?: EventListResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {

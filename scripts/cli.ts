@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from '../src/config.js';
 import { ClientInputError, ClientService, parseScopes } from '../src/services/clients.js';
 import { GLOBAL_SCOPE, engage, release } from '../src/services/kill-switch.js';
 import { contactMessages } from '../src/services/people.js';
+import { WEBHOOK_OPTIONS, webhookCommands } from './cli-webhooks.js';
 
 const PROGRAM = 'npm run cli --';
 const INTRO = `Operator CLI: administers the database the server uses (DATABASE_URL, or the embedded one in DATA_DIR).
@@ -16,11 +17,12 @@ const OPTIONS = {
   scopes: { type: 'string' },
   name: { type: 'string' },
   reason: { type: 'string' },
+  ...WEBHOOK_OPTIONS,
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-type Values = { account?: string; scopes?: string; name?: string; reason?: string; json: boolean };
+type Values = { account?: string; scopes?: string; name?: string; reason?: string; url?: string; events?: string; description?: string; json: boolean };
 
 /** A usage mistake: one line saying what is wrong, exit code 64. */
 class UsageError extends Error {}
@@ -101,8 +103,8 @@ const COMMANDS: Command[] = [
       const now = new Date();
       const changed =
         state === 'on'
-          ? await engage(db.kysely, GLOBAL_SCOPE, 'operator', values.reason ?? 'engaged by an operator', now)
-          : await release(db.kysely, GLOBAL_SCOPE, 'operator', values.reason ?? null, now);
+          ? await db.kysely.transaction().execute((trx) => engage(trx, GLOBAL_SCOPE, 'operator', values.reason ?? 'engaged by an operator', now))
+          : await db.kysely.transaction().execute((trx) => release(trx, GLOBAL_SCOPE, 'operator', values.reason ?? null, now));
       print(values.json, { level: 'global', engaged: state === 'on', changed }, `global kill switch ${state}${changed ? '' : ' (it already was)'}`);
       return 0;
     },
@@ -115,7 +117,7 @@ const COMMANDS: Command[] = [
       const email = needs(values.account, '--account EMAIL', this);
       const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', normalizeEmail(email)).executeTakeFirst();
       if (!account) return notFound(`No account ${email}.`);
-      const changed = await release(db.kysely, account.id, 'operator', values.reason ?? null, new Date());
+      const changed = await db.kysely.transaction().execute((trx) => release(trx, account.id, 'operator', values.reason ?? null, new Date()));
       print(values.json, { level: 'account', engaged: false, changed }, changed ? `released the kill switch of ${email}` : `the kill switch of ${email} was not engaged`);
       return 0;
     },
@@ -130,6 +132,7 @@ const COMMANDS: Command[] = [
       return 0;
     },
   },
+  ...webhookCommands({ usage: (message) => new UsageError(message), print }),
 ];
 
 function notFound(message: string): number {

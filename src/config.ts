@@ -86,6 +86,20 @@ export interface Config {
   assistant: AssistantConfig | undefined;
   /** Origins besides BASE_URL's whose pages may call /mcp from a browser (serialised origins, `https://app.example`). */
   mcpAllowedOrigins: string[];
+  /** How long events are kept (the feed, and what webhooks can still deliver). */
+  eventRetentionDays: number;
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** Delays before each retry after the first attempt (which is immediate). */
+  retryScheduleMs: number[];
+  /** http:// and private, loopback and link-local addresses allowed (development and tests; `--demo` turns it on). */
+  allowPrivateNetworks: boolean;
+  /** How often an idle instance looks for new events and due deliveries. */
+  pollMs: number;
+  /** Attempts in flight at once per instance. */
+  concurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -138,6 +152,33 @@ function origins(env: Env, name: string): string[] {
     return parsed.origin;
   });
 }
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A comma-separated list of durations (`5s,5m,30m,2h`), each a whole number with a unit (ms, s, m, h, d). */
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = (env[name] || fallback).trim();
+  const parts = raw.split(',').map((part) => part.trim());
+  const values = parts.map((part) => {
+    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part);
+    if (!match) throw new ConfigError(name, `must be comma-separated durations such as 5s,5m,30m,2h (units ms, s, m, h, d), got "${part}"`);
+    return Number(match[1]) * UNITS[match[2]!]!;
+  });
+  if (values.length > 20) throw new ConfigError(name, 'may list at most 20 retries');
+  if (values.some((v) => v > 7 * UNITS.d!)) throw new ConfigError(name, 'a retry may wait at most 7 days');
+  return values;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+/** The Standard Webhooks retry schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const STANDARD_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 function secret(env: Env, name: string): string | undefined {
   const raw = env[name];
@@ -216,6 +257,13 @@ export function loadConfig(env: Env = process.env): Config {
     cpuBudgetMsPerMinute: integer(env, 'CPU_BUDGET_MS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
     mcpAllowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
+    webhooks: {
+      retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', STANDARD_RETRY_SCHEDULE),
+      allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    },
     assistant: assistantBaseUrl
       ? {
           baseUrl: assistantBaseUrl.replace(/\/+$/, ''),

@@ -7,9 +7,12 @@ import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } fro
 import { startServer } from './server.js';
 import { createServices, type Services } from './services/index.js';
 
+const demo = process.argv.includes('--demo');
+
 function configOrExit(): Config {
   try {
-    return loadConfig();
+    // The demo delivers webhooks to receivers on this machine unless told otherwise.
+    return loadConfig(demo && process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined ? { ...process.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } : process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
@@ -19,7 +22,6 @@ function configOrExit(): Config {
   }
 }
 
-const demo = process.argv.includes('--demo');
 const open = (config: Config) =>
   openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts, preparedStatements: config.databasePreparedStatements });
 

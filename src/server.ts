@@ -12,7 +12,9 @@ import { createExpressServer } from './http/node-server.js';
 import { RateLimitStores } from './http/rate-limits.js';
 import { loadDocument } from './document.js';
 import { lifecycle } from './lifecycle.js';
+import { systemClock } from './clock.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 export interface RunningServer {
   server: Server;
@@ -144,6 +146,12 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   // Ready once the database pool holds its connections, each with the approval's statements prepared, not while the
   // first requests would open and prepare them.
   await db.warm(services.hotStatements());
+  // Every instance sends webhooks; the queue in the database keeps two from sending the same attempt.
+  const webhooks = new WebhookWorker(db.kysely, options.overrides?.clock ?? systemClock, {
+    ...config.webhooks,
+    retentionMs: config.eventRetentionDays * 86_400_000,
+  }, logger);
+  webhooks.start();
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   const stopAccepting = () => {
@@ -153,7 +161,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   };
   const drain = async () => {
     lifecycle.ready = false;
-    const results = await Promise.all([api.drain(), dashboard.drain()]);
+    const [results] = await Promise.all([Promise.all([api.drain(), dashboard.drain()]), webhooks.stop()]);
     await Promise.all([services.close(), stores.close()]);
     return { forced: results.some((r) => r.forced) };
   };

@@ -25,6 +25,8 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   getOrder: 'read',
   listDailyReports: 'read',
   getDailyReport: 'read',
+  listEvents: 'read',
+  getEvent: 'read',
   // Each call adds a policy version (earlier ones stay readable) or a new idea with new proposed orders.
   createPolicy: { destructive: false, idempotent: false },
   generateIdeas: { destructive: false, idempotent: false },

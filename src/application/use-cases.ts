@@ -48,4 +48,6 @@ export const useCases: { [K in BearerOperationId]: UseCase<K> } = {
   generateDailyReport: (s, actor, { body }) => s.reports.generate(actor, body.date),
   listDailyReports: (s, actor, { query }) => s.reports.list(actor, query),
   getDailyReport: (s, actor, { path }) => s.reports.get(actor, path.date),
+  listEvents: (s, actor, { query }) => s.events.list(actor, query),
+  getEvent: (s, actor, { path }) => s.events.get(actor, path.id),
 };

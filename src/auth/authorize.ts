@@ -20,10 +20,10 @@ export type Channel = 'rest' | 'graphql' | 'mcp' | 'dashboard';
 
 /**
  * What only a signed-in human may do, in the dashboard (the operator CLI does the same below the services, as an
- * operator): manage API credentials and release the account's kill switch. No operation of the API maps to these,
+ * operator): manage API credentials and webhook endpoints, and release the account's kill switch. No operation of the API maps to these,
  * and `authorize` grants them on no channel but `dashboard`.
  */
-export const DASHBOARD_ACTIONS = ['listClients', 'createClient', 'rotateClient', 'revokeClient', 'releaseKillSwitch'] as const;
+export const DASHBOARD_ACTIONS = ['listClients', 'createClient', 'rotateClient', 'revokeClient', 'releaseKillSwitch', 'manageWebhooks'] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 export type ActorOperation = BearerOperationId | DashboardAction;

@@ -18,6 +18,7 @@ import { developerRoutes } from './pages/developer.js';
 import { overviewRoutes } from './pages/overview.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
+import { webhookRoutes } from './pages/webhooks.js';
 import { pageHeaders, sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
@@ -114,6 +115,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   app.use(authRoutes(context));
   app.use(overviewRoutes(context));
   app.use(developerRoutes(context));
+  app.use(webhookRoutes(context));
   app.use(safetyRoutes(context));
   app.use(policyRoutes(context));
 

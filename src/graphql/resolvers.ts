@@ -13,6 +13,22 @@ const SUGGESTION_TYPES = {
   monthly_contribution_needed: 'MonthlyContributionNeededSuggestion',
 } as const;
 
+/** The GraphQL object type of each event type (openapi.yaml's Event discriminator). */
+const EVENT_TYPES: Record<string, string> = {
+  'order.proposed': 'OrderProposedEvent',
+  'order.submitted': 'OrderSubmittedEvent',
+  'order.filled': 'OrderFilledEvent',
+  'order.rejected': 'OrderRejectedEvent',
+  'order.cancelled': 'OrderCancelledEvent',
+  'order.blocked': 'OrderBlockedEvent',
+  'order.expired': 'OrderExpiredEvent',
+  'idea.generated': 'IdeaGeneratedEvent',
+  'policy.created': 'PolicyCreatedEvent',
+  'kill_switch.engaged': 'KillSwitchEngagedEvent',
+  'kill_switch.released': 'KillSwitchReleasedEvent',
+  'report.generated': 'ReportGeneratedEvent',
+};
+
 type RootResolver = (parent: unknown, args: Record<string, unknown>, context: GraphQLContext) => Promise<unknown>;
 
 /** The operation a root field is (`@operation(id:)` in schema.graphql); a field without one, or naming no bearer operation, does not load. */
@@ -46,5 +62,8 @@ export const resolvers = {
   ...rootResolvers(),
   FeasibilitySuggestion: {
     __resolveType: (suggestion: { kind: string }) => SUGGESTION_TYPES[suggestion.kind as keyof typeof SUGGESTION_TYPES],
+  },
+  Event: {
+    __resolveType: (event: { type: string }) => EVENT_TYPES[event.type],
   },
 } as unknown as Resolvers;

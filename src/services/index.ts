@@ -13,6 +13,7 @@ import { loadDocument } from '../document.js';
 import { MemoryWindowCounter, type WindowCounter } from '../counters/window-counters.js';
 import { BrokerService } from './brokers.js';
 import { ChallengeService } from './challenges.js';
+import { EventService } from './events/service.js';
 import { ClientService } from './clients.js';
 import type { ServiceContext } from './context.js';
 import { FailureCounters } from './failures.js';
@@ -31,6 +32,7 @@ import { PortfolioService } from './portfolio.js';
 import { ReportService } from './reports/daily.js';
 import { SessionService } from './sessions.js';
 import { Store } from './store.js';
+import { WebhookEndpoints } from './webhooks/endpoints.js';
 
 /**
  * Every use case, bound to its database, clock, prices and configuration: the application's use-case table (for
@@ -46,6 +48,7 @@ export interface Services {
   orders: OrderService;
   killSwitch: KillSwitchService;
   reports: ReportService;
+  events: EventService;
   oauth: OAuthService;
   meta: MetaService;
   clients: ClientService;
@@ -53,6 +56,8 @@ export interface Services {
   challenges: ChallengeService;
   people: PeopleService;
   sessions: SessionService;
+  /** Webhook endpoints and their deliveries (signed-in humans and operators only). */
+  webhooks: WebhookEndpoints;
   /**
    * Runs `work` with every use case bound to one transaction: what they write commits together with whatever
    * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
@@ -103,6 +108,7 @@ export async function createServices(
   // Heavy computations: one pool of threads per process, and each client's CPU budget in the shared counters.
   const compute = new ComputePool({ threads: config.computeThreads, queueLength: config.computeQueueLength, deadlineMs: config.requestTimeoutMs });
   const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
+  const webhooks = new WebhookEndpoints(db.kysely, clock, config.webhooks.allowPrivateNetworks);
 
   const bind = (store: Store): Services => {
     const ctx: ServiceContext = { store, clock, prices, config };
@@ -115,6 +121,7 @@ export async function createServices(
       orders: new OrderService(ctx),
       killSwitch: new KillSwitchService(ctx),
       reports: new ReportService(ctx),
+      events: new EventService(ctx),
       oauth,
       meta,
       clients,
@@ -122,6 +129,7 @@ export async function createServices(
       challenges,
       people: new PeopleService(ctx, { challenges, failures, sessions, hasher }),
       sessions,
+      webhooks,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
       close: () => compute.close(),

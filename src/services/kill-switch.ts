@@ -3,6 +3,7 @@ import type { components } from '../../generated/api.js';
 import type { KillSwitchesTable } from '../../db/schema.js';
 import type { Actor } from '../auth/authorize.js';
 import type { ServiceContext } from './context.js';
+import { publish } from './events/outbox.js';
 import type { Queryable } from './store.js';
 
 type KillSwitch = components['schemas']['KillSwitch'];
@@ -38,7 +39,10 @@ export async function engage(db: Queryable, scope: string, by: string, reason: s
     .onConflict((c) => c.column('scope').doUpdateSet({ engaged: true, reason, engaged_at: at, engaged_by: by }).where('kill_switches.engaged', '=', false))
     .returning('scope')
     .executeTakeFirst();
-  if (changed) await db.insertInto('kill_switch_events').values({ scope, action: 'engaged', at, by, reason }).execute();
+  if (changed) {
+    await db.insertInto('kill_switch_events').values({ scope, action: 'engaged', at, by, reason }).execute();
+    await publishSwitch(db, scope, 'kill_switch.engaged', at);
+  }
   return Boolean(changed);
 }
 
@@ -51,8 +55,36 @@ export async function release(db: Queryable, scope: string, by: string, reason: 
     .where('engaged', '=', true)
     .returning('scope')
     .executeTakeFirst();
-  if (changed) await db.insertInto('kill_switch_events').values({ scope, action: 'released', at, by, reason }).execute();
+  if (changed) {
+    await db.insertInto('kill_switch_events').values({ scope, action: 'released', at, by, reason }).execute();
+    await publishSwitch(db, scope, 'kill_switch.released', at);
+  }
   return Boolean(changed);
+}
+
+/**
+ * The outbox events of a switch that changed, in its transaction: one for its account, or for every account when
+ * the global switch changed (it stops or frees their approvals too). Each holds the switch as GET /v1/kill-switch
+ * answers the account then: the one in force, the global one winning.
+ */
+async function publishSwitch(db: Queryable, scope: string, type: 'kill_switch.engaged' | 'kill_switch.released', at: Date): Promise<void> {
+  const accounts =
+    scope === GLOBAL_SCOPE
+      ? (await db.selectFrom('accounts').select('id').orderBy('id').execute()).map((a) => a.id)
+      : [scope];
+  const engaged = await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', 'in', [GLOBAL_SCOPE, ...(scope === GLOBAL_SCOPE ? [] : [scope])]).execute();
+  const global = engaged.find((row) => row.scope === GLOBAL_SCOPE);
+  const own =
+    scope === GLOBAL_SCOPE && !global
+      ? new Map((await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', '<>', GLOBAL_SCOPE).execute()).map((row) => [row.scope, row]))
+      : new Map(engaged.filter((row) => row.scope !== GLOBAL_SCOPE).map((row) => [row.scope, row]));
+  const CHUNK = 1000;
+  for (let i = 0; i < accounts.length; i += CHUNK) {
+    await publish(
+      db,
+      accounts.slice(i, i + CHUNK).map((accountId) => ({ accountId, type, at, data: killSwitchView(global ?? own.get(accountId)) })),
+    );
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Actor } from '../auth/authorize.js';
 import { ProblemError } from '../problems.js';
 import type { ServiceContext } from './context.js';
 import { currentDisclosure, type Disclosure } from './disclosures.js';
+import { publish } from './events/outbox.js';
 import { InvalidInputError, NotFoundError, UnsupportedMarketError } from './errors.js';
 import type { PriceSource } from './market-data.js';
 import { dec } from './money.js';
@@ -176,7 +177,9 @@ export class PolicyService {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return policyView(row);
+      const policy = policyView(row);
+      await publish(trx, [{ accountId: actor.accountId, type: 'policy.created', at: now, data: policy }]);
+      return policy;
     });
   }
 

@@ -17,6 +17,7 @@ const ARGUMENTS: Record<string, string> = {
   idea: '(id: "idea_missing")',
   policy: '(version: 1)',
   dailyReport: '(date: "2026-01-01")',
+  event: '(id: "evt_missing")',
   goalFeasibility: '(input: {capital: 1000, target: 2000, horizon_years: 5, market: "US"})',
   createPolicy:
     '(input: {limits: {max_order_notional: 1000, max_position_weight: 1, max_daily_notional: 1000, max_daily_loss: 100, allowed_markets: ["US"]}, target_allocation: [{symbol: "VTI", weight: 1}]})',
@@ -51,7 +52,7 @@ describe('/graphql scopes: every root field needs exactly its REST operation’s
   after(() => server.close());
 
   it('covers every root field', () => {
-    expect(rootFields).to.have.length(21);
+    expect(rootFields).to.have.length(23);
     expect(new Set(rootFields.map((f) => f.required))).to.deep.equal(new Set(['read', 'write', 'trade']));
   });
 

@@ -72,13 +72,14 @@ export function developerRoutes({ services }: DashboardContext): Router {
   async function developerPage(res: Response, status: number, error: PageOptions['error'] = null, notice: string | null = null) {
     const visitor = visitorOf(res);
     const flash = await services.sessions.takeFlash(visitor.token!);
-    const secret = flash ? (JSON.parse(flash) as SecretNotice) : null;
+    const parsed = flash ? (JSON.parse(flash) as Partial<SecretNotice>) : null;
+    const secret = parsed?.client_secret ? (parsed as SecretNotice) : null;
     const clients = await services.clients.listFor(actorFor(visitor, 'listClients'));
     show(res, status, {
       title: 'Developer',
       error,
       notice,
-      body: html`${secret ? secretPanel(secret) : ''}${createForm(visitor)}<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2>${clientTable(clients)}</section>`,
+      body: html`${secret ? secretPanel(secret) : ''}${createForm(visitor)}<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2>${clientTable(clients)}</section><section aria-labelledby="webhooks-heading"><h2 id="webhooks-heading">Webhooks</h2><p><a href="/developer/webhooks">Manage webhook endpoints</a>: signed deliveries of order, idea, policy, kill-switch and report events.</p></section>`,
     });
   }
 

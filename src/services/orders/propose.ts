@@ -4,6 +4,8 @@ import { newId } from '../../ids.js';
 import { worstCaseNotional, type ProposedTrade } from '../checks.js';
 import { PAPER_CURRENCY } from '../ledger.js';
 import type { PriceSource } from '../market-data.js';
+import { eventRows } from '../events/outbox.js';
+import { ideaView } from '../ideas/views.js';
 import type { Queryable } from '../store.js';
 import { orderView, type Order } from './views.js';
 import type { Insertable, Selectable } from 'kysely';
@@ -57,13 +59,6 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
     updated_at: now,
   }));
   const events = orders.map((o) => ({ order_id: o.id, account_id: o.account_id, from_status: null, to_status: 'proposed', at: now, client_id: idea.clientId, reason: PROPOSED_REASON }));
-  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll());
-  if (orders.length > 0) {
-    query = query
-      .with('proposed', (q) => q.insertInto('orders').values(orders).returning('id'))
-      .with('logged', (q) => q.insertInto('order_events').values(events).returning('id')) as unknown as typeof query;
-  }
-  const row = await query.selectFrom('idea').selectAll().executeTakeFirstOrThrow();
   const views = orders.map((o) =>
     orderView(
       { ...o, fill_price: null, filled_quantity: '0', failed_checks: null, filled_at: null },
@@ -71,5 +66,17 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
       now,
     ),
   );
+  // The outbox: the idea (as GET /v1/ideas/{id} answers it), then each of its orders.
+  const published = eventRows([
+    { accountId: idea.accountId, type: 'idea.generated', at: now, data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views) },
+    ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
+  ]);
+  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll()).with('published', (q) => q.insertInto('events').values(published).returning('id'));
+  if (orders.length > 0) {
+    query = query
+      .with('proposed', (q) => q.insertInto('orders').values(orders).returning('id'))
+      .with('logged', (q) => q.insertInto('order_events').values(events).returning('id')) as unknown as typeof query;
+  }
+  const row = await query.selectFrom('idea').selectAll().executeTakeFirstOrThrow();
   return { row, orders: views };
 }

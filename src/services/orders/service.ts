@@ -107,7 +107,7 @@ export class OrderService {
       failed.push(...riskGate(trade, quote, accountState, now, state.duplicate));
       if (failed.length > 0) {
         const steps: Step[] = [{ to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed }];
-        const blocked = await record(trx, row, steps);
+        const blocked = await record(trx, row, steps, state.events);
         return {
           problem: new ProblemError('checks-failed', `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`, {
             failed_checks: failed,
@@ -118,7 +118,7 @@ export class OrderService {
 
       const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
       if (!marketable(row, quote.price)) {
-        const resting = await record(trx, row, [submitted]);
+        const resting = await record(trx, row, [submitted], state.events);
         return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted])], now) };
       }
       const steps: Step[] = [submitted, { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` }];
@@ -127,6 +127,7 @@ export class OrderService {
         trx,
         row,
         steps,
+        state.events,
         { fill_price: quote.price.toFixed(), filled_quantity: row.quantity, filled_at: now },
         {
           price: quote.price,
@@ -161,14 +162,14 @@ export class OrderService {
       if (expired) return expired;
       if (!from.includes(state.row.status)) return { problem: invalidState(state.row, trigger) };
       const steps: Step[] = [{ to, at: now, clientId: actor.clientId, reason: reason ?? null }];
-      return { order: orderView(await record(trx, state.row, steps), [...state.events, ...eventsOf(state.row, steps)], now) };
+      return { order: orderView(await record(trx, state.row, steps, state.events), [...state.events, ...eventsOf(state.row, steps)], now) };
     });
   }
 
   /** A trigger touching a proposed order past its time records the expiry (dated when it expired) and is refused. */
-  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
+  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow; events: OrderEvent[] }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
     if (!isDue(state.row, now)) return undefined;
-    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }]);
+    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }], state.events);
     return { problem: invalidState(expired, trigger) };
   }
 

@@ -5,7 +5,8 @@ import { ProblemError } from '../../problems.js';
 import type { FailedCheck, ProposedTrade } from '../checks.js';
 import { dayOf, startOfUtcDay } from '../ledger.js';
 import { dec, type Dec } from '../money.js';
-import { ALLOWED_TRIGGERS } from './views.js';
+import { eventRows, type EventType } from '../events/outbox.js';
+import { ALLOWED_TRIGGERS, eventView, orderView, type Order } from './views.js';
 
 export type Trigger = 'approve' | 'reject' | 'cancel';
 
@@ -57,7 +58,8 @@ function recordQuery(shape: string, steps: number, fieldNames: (keyof Fields)[],
   if (compiled) return compiled;
   const eventNames = Array.from({ length: steps }, (_, i) => ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`)).flat();
   const fillNames = fill ? ['symbol', 'side', 'quantity', 'price', 'notional', 'cash_delta', ...(fill === 'hold' ? ['position_quantity', 'average_cost'] : []), 'day', ...(later ? ['bought'] : [])] : [];
-  const names = ['id', 'account_id', 'status', 'updated_at', ...(failed ? ['failed_checks'] : []), ...fieldNames, ...eventNames, ...fillNames];
+  const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at'].map((n) => `p${i}_${n}`)).flat();
+  const names = ['id', 'account_id', 'status', 'updated_at', ...(failed ? ['failed_checks'] : []), ...fieldNames, ...eventNames, ...outboxNames, ...fillNames];
   compiled = new CompiledOnce<RecordValues, OrderRow>(names, (trx, v) => {
     const events = Array.from({ length: steps }, (_, i) => ({
       order_id: v.id,
@@ -78,7 +80,13 @@ function recordQuery(shape: string, steps: number, fieldNames: (keyof Fields)[],
           .where('id', '=', v.id as string)
           .returningAll(),
       )
-      .with('logged', (db) => db.insertInto('order_events').values(events as never).returning('id'));
+      .with('logged', (db) => db.insertInto('order_events').values(events as never).returning('id'))
+      .with('published', (db) =>
+        db
+          .insertInto('events')
+          .values(Array.from({ length: steps }, (_, i) => ({ id: v[`p${i}_id`], account_id: v.account_id, type: v[`p${i}_type`], data: v[`p${i}_data`], created_at: v[`p${i}_at`] })) as never)
+          .returning('id'),
+      );
     if (fill) {
       const position =
         fill === 'close'
@@ -135,16 +143,36 @@ function recordQuery(shape: string, steps: number, fieldNames: (keyof Fields)[],
 }
 
 /**
- * Writes the order's steps in one statement: the order's new state (the last step's), one event per step and,
- * for a fill, cash, the position and the fill record — all of it or nothing, in the caller's transaction.
+ * The outbox events of the steps (`order.<state>`), each holding the order as GET answered it right after that
+ * step: its state and history then (a submission's event shows the order submitted, its fill's event filled).
  */
-export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
+function orderEvents(row: OrderRow, steps: Step[], history: Order['events'], fields: Fields) {
+  let from: string = row.status;
+  const events = [...history];
+  return steps.map((step, index) => {
+    events.push(eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason }));
+    from = step.to;
+    const final = index === steps.length - 1;
+    const at: OrderRow = { ...row, ...(final ? fields : {}), status: step.to, updated_at: step.at };
+    return { accountId: row.account_id, type: `order.${step.to}` as EventType, at: step.at, data: orderView(at, [...events], step.at) };
+  });
+}
+
+/**
+ * Writes the order's steps in one statement: the order's new state (the last step's), one event per step, their
+ * outbox events (`history` is the order's events before these steps) and, for a fill, cash, the position and the
+ * fill record — all of it or nothing, in the caller's transaction.
+ */
+export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], history: Order['events'], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
   const last = steps[steps.length - 1]!;
   const failed = steps.find((step) => step.failedChecks)?.failedChecks;
   const day = startOfUtcDay(last.at);
   const later = last.at.getTime() > day.getTime();
   const values: RecordValues = { id: row.id, account_id: row.account_id, status: last.to, updated_at: last.at, ...fields };
   if (failed) values.failed_checks = JSON.stringify(failed);
+  eventRows(orderEvents(row, steps, history, fields)).forEach((event, i) =>
+    Object.assign(values, { [`p${i}_id`]: event.id, [`p${i}_type`]: event.type, [`p${i}_data`]: event.data, [`p${i}_at`]: event.created_at }),
+  );
   let from: string = row.status;
   steps.forEach((step, i) => {
     Object.assign(values, {

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/api.js';
 import type { Order as OrderRow } from '../../../db/schema.js';
 import { num } from '../money.js';
+import { publish } from '../events/outbox.js';
 import type { Queryable } from '../store.js';
 
 export type Order = components['schemas']['Order'];
@@ -98,13 +99,19 @@ export async function expireDue(db: Queryable, accountId: string, now: Date): Pr
     .where('account_id', '=', accountId)
     .where('status', '=', 'proposed')
     .where('expires_at', '<=', now)
-    .returning(['id', 'expires_at'])
+    .returningAll()
     .execute();
   if (expired.length === 0) return;
   await db
     .insertInto('order_events')
     .values(expired.map((o) => ({ order_id: o.id, account_id: accountId, from_status: 'proposed', to_status: 'expired', at: o.expires_at, client_id: null, reason: EXPIRY_REASON })))
     .execute();
+  // Each expiry's event holds the order as GET answers it now: expired, its expiry last in its history.
+  const views = await viewsOf(db, expired, now);
+  await publish(
+    db,
+    views.map((order, i) => ({ accountId, type: 'order.expired' as const, at: new Date(expired[i]!.expires_at), data: order })),
+  );
 }
 
 export interface OrderFilter {

@@ -4,6 +4,7 @@ import type { Actor } from '../../auth/authorize.js';
 import { newId } from '../../ids.js';
 import { ProblemError } from '../../problems.js';
 import type { ServiceContext } from '../context.js';
+import { publish } from '../events/outbox.js';
 import { invalidField, NotFoundError } from '../errors.js';
 import { expireDue } from '../orders/views.js';
 import { keysetPage, type Page } from '../pagination.js';
@@ -86,7 +87,9 @@ export class ReportService {
         .onConflict((c) => c.columns(['account_id', 'date']).doUpdateSet({ content, generated_at: now }))
         .returningAll()
         .executeTakeFirstOrThrow();
-      return reportView(row);
+      const report = reportView(row);
+      await publish(trx, [{ accountId: actor.accountId, type: 'report.generated', at: now, data: report }]);
+      return report;
     });
   }
 

@@ -1,0 +1,188 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+import { newId } from '../../ids.js';
+
+/**
+ * The delivery queue, in PostgreSQL (the same SQL on the embedded database).
+ *
+ * Why not pg-boss or graphile-worker: both run on their own `pg` pool with a connection string, which the embedded
+ * database (PGlite, one session in this process, no server) cannot give; pg-boss's maintainers show PGlite working
+ * only through a hand-made client that inlines every parameter into the SQL text (timgit/pg-boss#563), and
+ * graphile-worker needs LISTEN/NOTIFY on a pool. Neither knows the Standard Webhooks retry list (pg-boss retries
+ * at a fixed delay or with exponential backoff), and the delivery log, "Retry now" and the per-endpoint disabling
+ * need rows of our own anyway. What a queue library would add is the claim below: one statement with
+ * `FOR UPDATE SKIP LOCKED` and a lease, so instances never send the same attempt, and an instance that dies
+ * mid-attempt only delays it until the lease ends (at-least-once).
+ */
+
+/** How long a claimed delivery is ours: well above the 10 s an attempt may take and the write of its result. */
+export const LEASE_MS = 60_000;
+
+/** Delivery ids: time-ordered like every id, made here because the dispatcher's INSERT … SELECT makes them in SQL too. */
+export const deliveryId = () => newId('whd');
+
+/**
+ * Fans the settled events after the dispatcher's position out into deliveries, one per enabled endpoint of the
+ * event's account subscribed to its type (and created before the event), then moves the position past them: one
+ * statement, whose lock on the position row makes one instance at a time dispatch (the others skip it). Answers how
+ * many events it read.
+ */
+export async function dispatch(db: Kysely<Database>, now: Date, batch = 1000): Promise<{ events: number; deliveries: number }> {
+  const result = await sql<{ events: number; deliveries: number }>`
+    with position as (
+      select tx, seq from webhook_dispatch where name = 'events' for update skip locked
+    ), batch as (
+      select ev.id, ev.account_id, ev.type, ev.recorded_at, ev.tx, ev.seq from events ev, position p
+      where (ev.tx, ev.seq) > (p.tx, p.seq) and ev.tx < pg_snapshot_xmin(pg_current_snapshot())
+      order by ev.tx, ev.seq limit ${batch}
+    ), fanned as (
+      insert into webhook_deliveries (id, endpoint_id, event_id, account_id, status, next_attempt_at, created_at, updated_at)
+      select 'whd_' || lpad(to_hex((extract(epoch from clock_timestamp()) * 1000)::bigint), 11, '0') || md5(random()::text || e.id || b.id),
+        e.id, b.id, b.account_id, 'pending', ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      from batch b join webhook_endpoints e on e.account_id = b.account_id and e.enabled and e.event_types ? b.type and e.created_at <= b.recorded_at
+      on conflict (endpoint_id, event_id) do nothing
+      returning 1
+    ), moved as (
+      update webhook_dispatch w set tx = last.tx, seq = last.seq
+      from (select tx, seq from batch order by tx desc, seq desc limit 1) last
+      where w.name = 'events'
+      returning 1
+    )
+    select (select count(*) from batch)::int as events, (select count(*) from fanned)::int as deliveries, (select count(*) from moved)::int as moved
+  `.execute(db);
+  return result.rows[0]!;
+}
+
+/** A claimed delivery: what its attempt needs. */
+export interface Claimed {
+  id: string;
+  attempt: number;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+  event_id: string;
+  type: string;
+  created_at: Date | string;
+  /** The event's data as stored (JSON text), so the body is byte for byte what was recorded. */
+  data: string;
+}
+
+/**
+ * Takes up to `limit` due deliveries of enabled endpoints for one attempt each: their lease moves to `now + LEASE_MS`
+ * and their attempt count up by one. Rows another instance holds are skipped, not waited for.
+ */
+export async function claim(db: Kysely<Database>, now: Date, limit: number): Promise<Claimed[]> {
+  if (limit <= 0) return [];
+  const result = await sql<Claimed>`
+    with due as (
+      select d.id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and e.enabled
+        and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
+      order by d.next_attempt_at
+      limit ${limit}
+      for update of d skip locked
+    )
+    update webhook_deliveries d set locked_until = ${new Date(now.getTime() + LEASE_MS)}::timestamptz, attempts = d.attempts + 1, updated_at = ${now}::timestamptz
+    from due, webhook_endpoints e, events ev
+    where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
+    returning d.id, d.attempts as attempt, d.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
+  `.execute(db);
+  return result.rows;
+}
+
+/** What one attempt gave. */
+export interface AttemptOutcome {
+  delivery: Claimed;
+  at: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/** An endpoint failing this long without a success in between is disabled, with a notice in the dashboard. */
+export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+const succeeded = (o: AttemptOutcome) => o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;
+
+/**
+ * Records attempts in one transaction: their log rows, each delivery's new state (succeeded; failed after the last
+ * attempt of `retryScheduleMs` or a 410; else pending until its next retry) and what they say about endpoints (a
+ * success ends a failing streak; a failure starts one; a 410, or a streak of 5 days, disables the endpoint).
+ * A delivery whose attempt count moved meanwhile (its lease ran out and it was claimed again) keeps the newer state.
+ */
+export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], retryScheduleMs: number[], now: Date): Promise<void> {
+  if (outcomes.length === 0) return;
+  const rows = outcomes.map((o) => {
+    const gone = o.statusCode === 410;
+    const delay = retryScheduleMs[o.delivery.attempt - 1];
+    const status = succeeded(o) ? 'succeeded' : gone || delay === undefined ? 'failed' : 'pending';
+    const next = status === 'pending' ? new Date(o.at.getTime() + o.latencyMs + delay!) : null;
+    return { o, status, next };
+  });
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhook_attempts')
+      .values(
+        rows.map(({ o, next }) => ({
+          delivery_id: o.delivery.id,
+          attempt: o.delivery.attempt,
+          at: o.at,
+          status_code: o.statusCode,
+          latency_ms: Math.round(o.latencyMs),
+          error: o.error,
+          response_body: o.responseBody,
+          next_retry_at: next,
+        })),
+      )
+      .execute();
+    const values = sql.join(
+      rows.map(({ o, status, next }) => sql`(${o.delivery.id}, ${o.delivery.attempt}::int, ${status}, ${next}::timestamptz, ${o.statusCode}::int, ${o.error})`),
+    );
+    await sql`
+      update webhook_deliveries d set status = v.status, next_attempt_at = v.next, locked_until = null, last_status_code = v.code, last_error = v.error, updated_at = ${now}::timestamptz
+      from (values ${values}) as v(id, attempt, status, next, code, error)
+      where d.id = v.id and d.attempts = v.attempt
+    `.execute(trx);
+    const endpoints = (pick: (o: AttemptOutcome) => boolean) => [...new Set(outcomes.filter(pick).map((o) => o.delivery.endpoint_id))];
+    const failing = endpoints((o) => !succeeded(o));
+    const working = endpoints(succeeded);
+    const gone = endpoints((o) => o.statusCode === 410);
+    if (failing.length > 0) {
+      await trx.updateTable('webhook_endpoints').set({ failing_since: sql`coalesce(failing_since, ${now}::timestamptz)` }).where('id', 'in', failing).execute();
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_at: now, updated_at: now, disabled_reason: sql`'Disabled automatically: every delivery failed since ' || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'` })
+        .where('id', 'in', failing)
+        .where('enabled', '=', true)
+        .where('failing_since', '<=', new Date(now.getTime() - FAILING_DISABLES_AFTER_MS))
+        .execute();
+    }
+    if (working.length > 0) await trx.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', 'in', working).where('failing_since', 'is not', null).execute();
+    if (gone.length > 0) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ enabled: false, disabled_at: now, updated_at: now, disabled_reason: 'Disabled automatically: the endpoint answered 410 Gone. Enable it again if it is back.' })
+        .where('id', 'in', gone)
+        .where('enabled', '=', true)
+        .execute();
+    }
+  });
+}
+
+/**
+ * Deletes events recorded before `before` with their deliveries and attempts (cascade), a bounded batch at a time;
+ * answers how many events went.
+ */
+export async function prune(db: Kysely<Database>, before: Date, batch = 5000): Promise<number> {
+  let total = 0;
+  for (let round = 0; round < 100; round++) {
+    const result = await sql`delete from events where id in (select id from events where recorded_at < ${before}::timestamptz limit ${batch})`.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0);
+    total += deleted;
+    if (deleted < batch) break;
+  }
+  return total;
+}

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../clock.js';
+import { claim, dispatch, prune, settle, type AttemptOutcome, type Claimed } from '../services/webhooks/queue.js';
+import { sign } from '../services/webhooks/signing.js';
+import { WebhookSender } from './sender.js';
+
+export interface WebhookWorkerOptions {
+  /** Delays before each retry after the first attempt (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: number[];
+  /** How often an idle worker looks for events and due deliveries. */
+  pollMs: number;
+  /** Attempts in flight at once on this instance. */
+  concurrency: number;
+  /** Events older than this are deleted (with their deliveries). */
+  retentionMs: number;
+  allowPrivateNetworks: boolean;
+  sender?: WebhookSender;
+}
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Sends the webhooks on this instance; every instance runs one. Each turn it fans new events out into deliveries
+ * (one instance at a time does), claims due deliveries up to its free places and sends them; results are written
+ * together as they come in (one transaction for all that finished meanwhile). Nothing here is held only in memory:
+ * a stop, a crash or a restart loses nothing — what was not written as done is claimed again.
+ */
+export class WebhookWorker {
+  private readonly sender: WebhookSender;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private turn: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private outcomes: AttemptOutcome[] = [];
+  private flushing: Promise<void> | undefined;
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly options: WebhookWorkerOptions,
+    private readonly logger?: Logger,
+  ) {
+    this.sender = options.sender ?? new WebhookSender(options.allowPrivateNetworks);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops looking for work, lets the attempts in flight finish (10 s at most each) and writes their results. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.turn;
+    await Promise.all(this.inFlight);
+    await this.flush();
+    this.sender.close();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.turn = this.work();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async work(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    let busy = false;
+    try {
+      const now = this.clock.now();
+      const dispatched = await dispatch(this.db, now);
+      const free = this.options.concurrency - this.inFlight.size;
+      const claimed = await claim(this.db, now, free);
+      for (const delivery of claimed) this.attempt(delivery);
+      busy = dispatched.events > 0 || (free > 0 && claimed.length === free);
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        const removed = await prune(this.db, new Date(now.getTime() - this.options.retentionMs));
+        if (removed > 0) this.logger?.info({ removed }, 'pruned events past their retention');
+      }
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'webhook worker turn failed; trying again');
+    } finally {
+      this.running = false;
+      this.schedule(busy ? 0 : this.options.pollMs);
+    }
+  }
+
+  private attempt(delivery: Claimed): void {
+    const at = this.clock.now();
+    const body = `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created_at).toISOString())},"data":${delivery.data}}`;
+    const secrets = [delivery.secret];
+    if (delivery.previous_secret && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > at) secrets.push(delivery.previous_secret);
+    const headers = sign(secrets, delivery.event_id, Math.floor(at.getTime() / 1000), body);
+    const sending = this.sender.send(delivery.url, { ...headers }, body).then((result) => {
+      this.outcomes.push({ delivery, at, ...result });
+      this.inFlight.delete(sending);
+      void this.flush().then(() => {
+        // A place came free: look for more at once rather than at the next poll.
+        if (!this.stopped && !this.running) this.schedule(0);
+      });
+    });
+    this.inFlight.add(sending);
+  }
+
+  /** Writes every result that came in, one transaction at a time (results arriving meanwhile wait for the next). */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.outcomes.length > 0 ? this.flush() : undefined));
+    const batch = this.outcomes;
+    if (batch.length === 0) return Promise.resolve();
+    this.outcomes = [];
+    this.flushing = settle(this.db, batch, this.options.retryScheduleMs, this.clock.now())
+      .catch((error: unknown) => {
+        // Unwritten results are retried when their lease ends: at-least-once, never lost.
+        this.logger?.warn({ err: error, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
+      })
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    return this.flushing;
+  }
+}
