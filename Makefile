@@ -49,7 +49,7 @@ test-embedded: install
 	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
 
 # Benchmarks print ratios against baselines measured in the same run and write BENCHMARKS.md; not part of `make test`.
-# CASES="read cluster memory approvals orders feasibility flood heavy" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
+# CASES="read cluster memory approvals webhooks orders feasibility flood heavy" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
 bench: build bench-tools
 	npx tsx scripts/bench.ts
 

@@ -1,6 +1,6 @@
 // `make bench`: the service against baselines it starts itself, each result a ratio measured in the same run (this
 // machine's load varies; absolute numbers from different runs are not comparable). Not part of `make test`.
-// Usage: make bench [CASES="read cluster memory approvals orders feasibility flood heavy"]
+// Usage: make bench [CASES="read cluster memory approvals webhooks orders feasibility flood heavy"]
 // Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON).
 import { spawn, spawnSync } from 'node:child_process';
 import type { Agent } from 'node:http';
@@ -12,9 +12,10 @@ import { loadConfig } from '../src/config.js';
 import { createServices, type Services } from '../src/services/index.js';
 import { domainRequests, extremeRequests } from './bench/feasibility-domain.js';
 import { approvalsRun, type ApprovalsRun } from './bench/approvals.js';
+import { webhooksRun } from './bench/webhooks.js';
 import { benchDatabase, fixedRate, loadGenerator, request, rssMiB, startBaseline, startService, throughput, token, type Latencies, type Service } from './bench/support.js';
 
-const ALL = ['read', 'cluster', 'memory', 'approvals', 'orders', 'feasibility', 'flood', 'heavy'] as const;
+const ALL = ['read', 'cluster', 'memory', 'approvals', 'webhooks', 'orders', 'feasibility', 'flood', 'heavy'] as const;
 type Case = (typeof ALL)[number];
 const chosen = new Set<Case>((process.env.CASES?.split(/[\s,]+/).filter(Boolean) as Case[] | undefined) ?? ALL);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -302,6 +303,17 @@ try {
       log(`approvals ${label}: ${JSON.stringify(result)}`);
     }
     raw.approvals = runs;
+  }
+
+  if (chosen.has('webhooks')) {
+    // scripts/bench/webhooks.ts: a service of its own, approvals at 200/s without and then with an endpoint per account.
+    const run = await webhooksRun(database.url, db, (service) => client(service), Math.max(5, DURATION));
+    raw.webhooks = run;
+    const ratio = run.withEndpoint.p99 / run.withoutEndpoint.p99;
+    rows.push({ case: 'Webhooks: delivery lag of order.filled at 200 approvals/s over 20 accounts to a local receiver answering 200 (approval answered → receiver has it)', measured: `p50 ${fixed(run.lag.p50, 1)} ms, p99 ${fixed(run.lag.p99, 1)} ms, max ${fixed(run.lag.max, 1)} ms (${run.lag.count} events)`, target: 'p99 ≤ 1 s', met: run.lag.p99 <= 1000 });
+    rows.push({ case: '… events lost / delivered twice (order.submitted and order.filled)', measured: `${run.lost} / ${run.duplicated} of ${run.expected}`, target: '0 / 0', met: run.lost === 0 && run.duplicated === 0 && run.expected > 0 });
+    rows.push({ case: '… approvals p99 at 200/s with an endpoint per account vs none', measured: `${fixed(run.withEndpoint.p99, 1)} vs ${fixed(run.withoutEndpoint.p99, 1)} ms`, ratio, target: '≤ 1.2×', met: ratio <= 1.2 });
+    log(`webhooks: ${JSON.stringify(run)}`);
   }
 
   if (chosen.has('orders')) {

@@ -100,6 +100,8 @@ export interface WebhooksConfig {
   pollMs: number;
   /** Attempts in flight at once per instance. */
   concurrency: number;
+  /** Whether this instance delivers at all (an instance that does not leaves it to the others on the database). */
+  deliver: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      deliver: flag(env, 'WEBHOOK_DELIVERY', true),
     },
     assistant: assistantBaseUrl
       ? {

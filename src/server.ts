@@ -151,7 +151,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     ...config.webhooks,
     retentionMs: config.eventRetentionDays * 86_400_000,
   }, logger);
-  webhooks.start();
+  if (config.webhooks.deliver) webhooks.start();
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   const stopAccepting = () => {

@@ -67,13 +67,14 @@ export class WebhookWorker {
     if (this.stopped) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.turn = this.work();
+      // One turn at a time, and `turn` is always the one running (stop() waits for it).
+      if (!this.running) this.turn = this.work();
     }, delayMs);
     this.timer.unref();
   }
 
   private async work(): Promise<void> {
-    if (this.running || this.stopped) return;
+    if (this.stopped) return;
     this.running = true;
     let busy = false;
     try {
@@ -113,20 +114,26 @@ export class WebhookWorker {
     this.inFlight.add(sending);
   }
 
-  /** Writes every result that came in, one transaction at a time (results arriving meanwhile wait for the next). */
-  private flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.outcomes.length > 0 ? this.flush() : undefined));
-    const batch = this.outcomes;
-    if (batch.length === 0) return Promise.resolve();
-    this.outcomes = [];
-    this.flushing = settle(this.db, batch, this.options.retryScheduleMs, this.clock.now())
-      .catch((error: unknown) => {
-        // Unwritten results are retried when their lease ends: at-least-once, never lost.
-        this.logger?.warn({ err: error, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
-      })
-      .finally(() => {
-        this.flushing = undefined;
-      });
-    return this.flushing;
+  /**
+   * Writes every result that came in, one transaction at a time (results arriving meanwhile go in the next), and
+   * resolves once nothing is waiting to be written or being written: stop() relies on it.
+   */
+  private async flush(): Promise<void> {
+    while (this.flushing || this.outcomes.length > 0) {
+      if (this.flushing) {
+        await this.flushing;
+        continue;
+      }
+      const batch = this.outcomes;
+      this.outcomes = [];
+      this.flushing = settle(this.db, batch, this.options.retryScheduleMs, this.clock.now())
+        .catch((error: unknown) => {
+          // Unwritten results are retried when their lease ends: at-least-once, never lost.
+          this.logger?.warn({ err: error, deliveries: batch.length }, 'could not record webhook attempts; they will be retried');
+        })
+        .finally(() => {
+          this.flushing = undefined;
+        });
+    }
   }
 }

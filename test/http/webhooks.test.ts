@@ -248,9 +248,12 @@ describe('webhooks: instances, restarts and private networks', () => {
     receiver.answer = () => ({ status: 200 });
     const second = await instance();
     try {
+      let rows: Awaited<ReturnType<typeof second.running.services.webhooks.deliveries>> = [];
       const log = await until('all settled', async () => {
-        const rows = await second.running.services.webhooks.deliveries('operator', holder.endpoint.id);
+        rows = await second.running.services.webhooks.deliveries('operator', holder.endpoint.id);
         return rows.length === ids.length && rows.every((d) => d.status === 'succeeded') && rows;
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(rows)} of ${ids.length}`);
       });
       expect(log.map((d) => d.event_id).sort()).to.deep.equal([...ids].sort());
     } finally {
