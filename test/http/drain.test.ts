@@ -12,7 +12,7 @@ describe('draining', () => {
   before(async () => {
     [draining, other] = await Promise.all([startTestServer(), startTestServer()]);
   });
-  after(() => other.close());
+  after(() => other?.close());
 
   it('answers /readyz 503 (requests: draining) with Connection: close during the drain; another server in the process stays ready', async () => {
     const connection = new RawConnection(draining.running.port);
