@@ -4,9 +4,13 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
-EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/ideas.test.ts test/http/statements.test.ts test/http/events.test.ts test/http/webhooks.test.ts
+# Among them every suite that holds a money or refusal path: the state machine (order-states), the drain, idempotency
+# and the rate limits, so that a bug there is caught whatever store the main run had; and the events and webhooks.
+EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/order-states.test.ts \
+  test/http/drain.test.ts test/http/idempotency.test.ts test/http/rate-limits.test.ts test/http/ideas.test.ts test/http/statements.test.ts \
+  test/http/events.test.ts test/http/webhooks.test.ts
 
-.PHONY: run test install build generate check-generated lint typecheck cycles test-all test-embedded bench bench-tools fuzz clean
+.PHONY: run test install build generate check-generated lint typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -38,9 +42,14 @@ typecheck: install
 cycles: install
 	npx madge --circular --extensions ts --ts-config tsconfig.json src handlers db scripts
 
-# Every test: on PostgreSQL when one answers (TEST_DATABASE_URL, default the local server), else on the embedded one;
-# then the smoke suites on the embedded database.
-test: check-generated lint typecheck cycles test-all test-embedded
+# Every test on PostgreSQL (TEST_DATABASE_URL, default the local server) with Redis (TEST_REDIS_URL, default the local
+# one), then the smoke suites on the embedded database. test-stores says which stores the run uses and fails when one
+# does not answer, unless told to do without: TEST_DB=embedded (every suite embedded; the PostgreSQL-only tests skip),
+# TEST_REDIS=none (the Redis tests skip). Mocha lists what skipped as pending.
+test: test-stores check-generated lint typecheck cycles test-all test-embedded
+
+test-stores: install
+	@node scripts/test-stores.mjs
 
 test-all: install
 	npx mocha
@@ -82,6 +91,13 @@ fuzz-schemathesis:
 	docker run --rm --network host schemathesis/schemathesis:stable run $(FUZZ_URL)/openapi.json --url $(FUZZ_URL) \
 	  --checks all --phases examples,coverage,fuzzing,stateful --max-examples $(FUZZ_MAX_EXAMPLES) \
 	  --header "Authorization: Bearer $$token"
+
+# Mutation testing (StrykerJS, stryker.config.json) of the paths that move money or refuse, each mutant against the
+# tests that cover it, on the embedded database; report in reports/mutation/mutation.json (git-ignored). Installs
+# StrykerJS and the Node 22 it needs into .cache/mutation on the first run (test/mutation/package.json). Not part of
+# `make test`; weekly in CI (.github/workflows/mutation.yml).
+mutation: install
+	node scripts/mutation.mjs
 
 clean:
 	rm -rf dist .data

@@ -25,13 +25,17 @@ function configOrExit(): Config {
 const open = (config: Config) =>
   openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts, preparedStatements: config.databasePreparedStatements });
 
-function onSignals(stop: (signal: NodeJS.Signals) => Promise<void>): void {
+/** Stops once on the first SIGTERM or SIGINT; a stop that fails is logged and exits 1, never an unhandled rejection. */
+function onSignals(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      void stop(signal);
+      stop(signal).catch((error: unknown) => {
+        logger.fatal({ err: error, signal }, 'stopping failed');
+        process.exit(1);
+      });
     });
   }
 }
@@ -60,7 +64,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
     });
   }
   // The handlers are in place before anything announces the service: whoever reads "serving" may signal at once.
-  onSignals(async (signal) => {
+  onSignals(logger, async (signal) => {
     logger.info({ signal }, 'draining in-flight requests');
     const { forced } = await running.drain();
     if (forced) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timeout reached; open connections were closed');
@@ -84,13 +88,25 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
 
   let stopping = false;
   let listening = 0;
-  // Credentials and URLs are printed once every worker listens, so they can be used the moment they appear.
-  const serving = () => {
+  // Credentials and URLs are printed once every worker listens, so they can be used the moment they appear, with the
+  // ports the workers report (the same for every worker; the system's choice when configured as 0).
+  const serving = (ports: { api: number; dashboard: number }) => {
     if (++listening !== config.webConcurrency) return;
-    if (credentials) printDemo(config, credentials, config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`);
-    logger.info({ port: config.port, workers: config.webConcurrency, baseUrl: config.baseUrl }, 'serving');
+    if (credentials) printDemo(config, credentials, config.dashboardUrl ?? `http://localhost:${ports.dashboard}`);
+    logger.info({ port: ports.api, dashboardPort: ports.dashboard, workers: config.webConcurrency, baseUrl: config.baseUrl }, 'serving');
   };
-  const fork = () => cluster.fork().once('listening', serving);
+  const fork = () => {
+    const worker = cluster.fork();
+    // A worker listens twice: the API first, then the dashboard (startServer).
+    const ports: number[] = [];
+    const onListening = (address: { port: number }) => {
+      ports.push(address.port);
+      if (ports.length < 2) return;
+      worker.off('listening', onListening);
+      serving({ api: ports[0]!, dashboard: ports[1]! });
+    };
+    worker.on('listening', onListening);
+  };
   const deaths: number[] = [];
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -105,7 +121,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     setTimeout(fork, 200);
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
-  onSignals(async (signal) => {
+  onSignals(logger, async (signal) => {
     stopping = true;
     logger.info({ signal }, 'draining every worker');
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);

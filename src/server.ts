@@ -11,7 +11,6 @@ import { createDashboardApp } from './dashboard/app.js';
 import { createExpressServer } from './http/node-server.js';
 import { RateLimitStores } from './http/rate-limits.js';
 import { loadDocument } from './document.js';
-import { lifecycle } from './lifecycle.js';
 import { systemClock } from './clock.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
 import { WebhookWorker } from './webhooks/worker.js';
@@ -40,6 +39,12 @@ export interface RunningServer {
 export interface StartOptions {
   beforeListen?: (services: Services) => Promise<unknown>;
   overrides?: ServiceOverrides;
+  /**
+   * A socket already listening, for the API instead of binding `config.port` (it serves on that socket from then on):
+   * a test binds port 0, reads the port the system chose, names it in BASE_URL and hands the socket over, with no
+   * moment where the port is free for another process to take.
+   */
+  apiSocket?: NetServer;
 }
 
 interface Listening {
@@ -83,7 +88,7 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl
   );
 }
 
-async function listen(app: Express, port: number, config: Config): Promise<Listening> {
+async function listen(app: Express, port: number | NetServer, config: Config): Promise<Listening> {
   const server = createExpressServer(app);
   server.requestTimeout = config.requestTimeoutMs;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -99,7 +104,8 @@ async function listen(app: Express, port: number, config: Config): Promise<Liste
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
-    server.listen(port, config.host);
+    if (typeof port === 'number') server.listen(port, config.host);
+    else server.listen(port);
   });
   // http.Server#close would also close every idle keep-alive connection (Node 19+), under clients that may be writing
   // their next request on it at that moment: they get ECONNRESET for a request the server never saw. net.Server#close
@@ -135,7 +141,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const { beforeListen } = options;
   await beforeListen?.(services);
   const app = await createApp(config, services, document, logger, stores);
-  const api = await listen(app, config.port, config);
+  const api = await listen(app, options.apiSocket ?? config.port, config);
   let dashboard: Listening;
   try {
     dashboard = await listen(createDashboardApp({ config, services, document, logger }), config.dashboardPort, config);
@@ -152,15 +158,15 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     retentionMs: config.eventRetentionDays * 86_400_000,
   }, logger);
   if (config.webhooks.deliver) webhooks.start();
-  lifecycle.ready = true;
+  services.meta.setAccepting(true);
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   const stopAccepting = () => {
-    lifecycle.ready = false;
+    services.meta.setAccepting(false);
     api.stopAccepting();
     dashboard.stopAccepting();
   };
   const drain = async () => {
-    lifecycle.ready = false;
+    services.meta.setAccepting(false);
     const [results] = await Promise.all([Promise.all([api.drain(), dashboard.drain()]), webhooks.stop()]);
     await Promise.all([services.close(), stores.close()]);
     return { forced: results.some((r) => r.forced) };

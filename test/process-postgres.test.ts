@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createTestDatabase, testBackend, type TestDatabase } from './support/database.js';
 import { startServiceProcess, type ServiceProcess } from './support/process.js';
+import { until } from './support/poll.js';
 
 async function tokenFor(service: ServiceProcess): Promise<string> {
   const { id, secret } = service.credentials();
@@ -59,7 +60,7 @@ describe('the service process on PostgreSQL', () => {
         }
       };
       const workers = Array.from({ length: 12 }, worker);
-      while (acknowledged < 60) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until('60 acknowledged requests', () => acknowledged >= 60, { attempts: 1500, intervalMs: 20 });
       signalled = true;
       service.child.kill('SIGTERM');
       await Promise.all(workers);
@@ -93,13 +94,13 @@ describe('the service process on PostgreSQL', () => {
     service.child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const workers = () => [...log.matchAll(/"pid":(\d+)[^\n]*"msg":"worker serving"/g)].map((m) => Number(m[1]));
     try {
-      while (workers().length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('two workers serving', () => workers().length >= 2, { attempts: 1200, intervalMs: 50 });
       const token = await tokenFor(service);
       const read = () => fetch(`http://127.0.0.1:${service.port}/v1/brokers`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
       for (let i = 0; i < 6; i++) expect((await read()).status).to.equal(200);
 
       process.kill(workers()[0]!, 'SIGKILL');
-      while (workers().length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+      await until('a replacement worker serving', () => workers().length >= 3, { attempts: 1200, intervalMs: 50 });
       for (let i = 0; i < 6; i++) expect((await read()).status).to.equal(200);
 
       service.child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { solvedChallenge } from '../scripts/solve-challenge.js';
 import { startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
+import { RawConnection } from './support/raw-connection.js';
 
 describe('the service process on the embedded database', () => {
   let service: ServiceProcess;
@@ -29,6 +30,7 @@ describe('the service process on the embedded database', () => {
       body: 'grant_type=client_credentials',
     });
     expect(response.status).to.equal(200);
+    await response.arrayBuffer();
   });
 
   it('logs JSON lines with request ids, and never a secret or a token it handled', async () => {
@@ -41,7 +43,7 @@ describe('the service process on the embedded database', () => {
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }),
     });
     const { access_token: token } = (await issued.json()) as { access_token: string };
-    await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } });
+    await (await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } })).arrayBuffer();
     const logged = await log;
     const lines = logged.split('\n').filter((l) => l.startsWith('{'));
     expect(lines.some((l) => JSON.parse(l).reqId === 'token-call')).to.equal(true);
@@ -86,27 +88,69 @@ describe('the service process on the embedded database', () => {
       expect(line).to.not.match(/stack|URIError/);
     }
   });
+});
 
-  it('drains an in-flight request on SIGTERM, then exits 0', async () => {
-    // 100-continue: the server has parsed the request's headers (it is in flight) before the signal is sent.
-    const inFlight = new Promise<number>((resolve, reject) => {
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '29', expect: '100-continue' };
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/oauth/token', headers }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
+/**
+ * SIGTERM, in a process of its own (no connection of another test left open on it): the request in flight is
+ * answered, readiness turns 503 on a connection still open, every body is read to its end, and the process logs its
+ * clean "stopped" line and exits 0.
+ */
+describe('SIGTERM on the service process', () => {
+  it('drains: /readyz 503 on an open connection, the in-flight request answered, "stopped" logged, exit 0', async function () {
+    this.timeout(90_000); // a first start of the embedded database takes seconds, more on a busy machine
+    const service = await startServiceProcess();
+    const { child, port } = service;
+    const connection = new RawConnection(port);
+    let log = '';
+    child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const ready = await connection.get('/readyz');
+      expect(ready?.status).to.equal(200);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let duringDrain: Awaited<ReturnType<RawConnection['get']>> = null;
+      // 100-continue: the server has parsed the request's headers (it is in flight) before the signal is sent.
+      const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '29', expect: '100-continue' };
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/oauth/token', headers }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.once('continue', () => {
+          req.write('grant_type=client_');
+          const draining = waitForOutput(child, /draining in-flight requests/);
+          child.kill('SIGTERM');
+          draining
+            .then(async () => {
+              duringDrain = await connection.get('/readyz');
+              req.end('credentials');
+            })
+            .catch(reject);
+        });
+        req.flushHeaders();
       });
-      req.on('error', reject);
-      req.once('continue', () => {
-        req.write('grant_type=client_');
-        const draining = waitForOutput(child, /draining in-flight requests/);
-        child.kill('SIGTERM');
-        draining.then(() => req.end('credentials'), reject);
-      });
-      req.flushHeaders();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(await inFlight).to.equal(401);
-    expect(await exited).to.equal(0);
+      const answered = await inFlight;
+      expect(answered.status).to.equal(401);
+      expect(JSON.parse(answered.body)).to.include({ error: 'invalid_client' });
+      expect(duringDrain, 'an answer on the open connection during the drain').to.not.equal(null);
+      expect(duringDrain!.status).to.equal(503);
+      expect(duringDrain!.headers.connection).to.equal('close');
+      expect(JSON.parse(duringDrain!.body)).to.deep.include({ status: 'not_ready' });
+      expect(JSON.parse(duringDrain!.body).checks.requests).to.equal('draining');
+      expect(await exited).to.equal(0);
+      const lines = log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; level: number });
+      expect(lines.map((line) => line.msg).filter((msg) => msg === 'draining in-flight requests' || msg === 'stopped')).to.deep.equal(['draining in-flight requests', 'stopped']);
+      expect(lines.at(-1)!.msg, 'the last line').to.equal('stopped');
+      // The request log's own lines (the 503 is logged at error level, as every 5xx) aside: no error, no forced close.
+      const stopping = lines.filter((line) => line.msg !== 'request completed');
+      expect(stopping.filter((line) => line.level >= 50 || /timeout/.test(line.msg)), 'no error, no forced close while stopping').to.deep.equal([]);
+    } finally {
+      connection.close();
+      service.stop();
+    }
   });
 });
 

@@ -25,6 +25,7 @@ describe('the README walk-through', () => {
       .replace('API=http://localhost:3000', `API=http://127.0.0.1:${service.port}`);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script]);
     const lines = stdout.trim().split('\n');
+    expect(lines[0], 'the probability, a number').to.match(/^(0|1|0\.\d+)$/);
     expect(Number(lines[0])).to.be.within(0, 1);
     expect(stdout).to.include("symbol: 'VTI'");
     expect(stdout).to.match(/^filled$/m);

@@ -1,54 +1,8 @@
-import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { createTestDatabase, testBackend, type TestDatabase } from './support/database.js';
 import { KeepAliveLoad } from './support/keep-alive-load.js';
+import { RawConnection } from './support/raw-connection.js';
 import { startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
-
-/** One HTTP/1.1 keep-alive connection spoken by hand: the test decides exactly when each request is written. */
-class RawConnection {
-  private readonly socket: Socket;
-  private buffer = '';
-  ended = false;
-  private wake: (() => void) | undefined;
-
-  constructor(port: number) {
-    this.socket = connect(port, '127.0.0.1');
-    this.socket.setEncoding('latin1');
-    this.socket.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      this.wake?.();
-    });
-    const end = () => {
-      this.ended = true;
-      this.wake?.();
-    };
-    this.socket.on('end', end).on('close', end).on('error', end);
-  }
-
-  /** Writes GET /healthz and resolves with the answer's status and headers, or null when the connection ended first. */
-  async get(): Promise<{ status: number; headers: Record<string, string> } | null> {
-    if (this.ended) return null;
-    this.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    for (;;) {
-      const head = this.buffer.indexOf('\r\n\r\n');
-      if (head >= 0) {
-        const [statusLine, ...lines] = this.buffer.slice(0, head).split('\r\n');
-        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-        const length = Number(headers['content-length'] ?? 0);
-        if (this.buffer.length >= head + 4 + length) {
-          this.buffer = this.buffer.slice(head + 4 + length);
-          return { status: Number(statusLine!.split(' ')[1]), headers };
-        }
-      }
-      if (this.ended) return null;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 /**
  * SIGTERM under keep-alive load, as a load balancer's clients see it: 200 requests a second over 16 pooled sockets

@@ -1,7 +1,6 @@
 import type { Document } from 'openapi-backend';
 import { ping } from '../../db/connect.js';
 import { publishDocument } from '../document.js';
-import { lifecycle } from '../lifecycle.js';
 import type { ServiceContext } from './context.js';
 
 /** How long readiness waits for the database: a load balancer's probe must not hang with it. */
@@ -16,6 +15,8 @@ export interface Readiness {
 export class MetaService {
   private published: Document | undefined;
   private rateLimitStore: { state(): 'ok' | 'fail' | undefined } | undefined;
+  /** Whether this server accepts new work: false before it listens and once it starts draining (its own, not the process's). */
+  private accepting = false;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -33,6 +34,11 @@ export class MetaService {
     this.rateLimitStore = store;
   }
 
+  /** The server turns this on once it listens and off when it stops accepting or drains. */
+  setAccepting(accepting: boolean): void {
+    this.accepting = accepting;
+  }
+
   async readiness(): Promise<Readiness> {
     let database: 'ok' | 'fail' = 'ok';
     try {
@@ -40,7 +46,7 @@ export class MetaService {
     } catch {
       database = 'fail';
     }
-    const requests = lifecycle.ready ? 'ok' : 'draining';
+    const requests = this.accepting ? 'ok' : 'draining';
     const store = this.rateLimitStore?.state();
     return { ready: database === 'ok' && requests === 'ok', checks: { database, requests, ...(store ? { rate_limit_store: store } : {}) } };
   }

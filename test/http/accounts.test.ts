@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { solveChallenge, solvedChallenge } from '../../scripts/solve-challenge.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -61,9 +62,12 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
 
     const issued = await challenge(ip, 'signup');
     const good = solveChallenge(issued.challenge, issued.difficulty);
-    const nonce = Number(good.split(':')[1]);
-    // A nonce whose hash misses the difficulty (the solver returns the first that reaches it, so any smaller one misses).
-    if (nonce > 0) expectProblem(await post('/v1/signup', body, ip, `${issued.challenge}:${nonce - 1}`), 403, 'challenge-failed');
+    // A nonce whose hash misses the difficulty, found by hand (every run: the first nonce that misses it).
+    const misses = (nonce: number) => !createHash('sha256').update(`${issued.challenge}:${nonce}`).digest().subarray(0, 1).equals(Buffer.from([0]));
+    const missing = Array.from({ length: 64 }, (_, nonce) => nonce).find(misses)!;
+    expect(issued.difficulty, 'a difficulty of 8 bits or more: a first byte other than 0 misses it').to.be.at.least(8);
+    expect(`${issued.challenge}:${missing}`).to.not.equal(good);
+    expectProblem(await post('/v1/signup', body, ip, `${issued.challenge}:${missing}`), 403, 'challenge-failed');
     const forged = issued.challenge.replace(/\.8\./, '.1.');
     expectProblem(await post('/v1/signup', body, ip, solveChallenge(forged, 1)), 403, 'challenge-failed');
     const forLogin = await solved(ip, 'login');
@@ -155,6 +159,49 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
     } finally {
       now -= 31_000;
     }
+  });
+
+  it('doubles the lock per further failure from 30 s to at most 15 minutes, and a successful login clears the count', async () => {
+    const body = person();
+    const signupIp = from();
+    expect((await post('/v1/signup', body, signupIp, await solved(signupIp, 'signup'))).status).to.equal(201);
+    const attempt = async (password: string) => {
+      const ip = from();
+      return post('/v1/login', { email: body.email, password }, ip, await solved(ip, 'login'));
+    };
+    const start = now;
+    try {
+      for (let i = 0; i < 4; i++) expectProblem(await attempt('wrong password number'), 401, 'invalid-credentials');
+      // Failures 5 to 10 lock for 30, 60, 120, 240, 480 and then 900 s (960 capped at 15 minutes); each lock refuses
+      // the right password too, and ends when it says.
+      for (const seconds of [30, 60, 120, 240, 480, 900]) {
+        expectProblem(await attempt('wrong password number'), 401, 'invalid-credentials');
+        const locked = await attempt(body.password);
+        expectProblem(locked, 429, 'login-locked');
+        expect(locked.headers.get('retry-after'), `after ${seconds} s of lock were earned`).to.equal(String(seconds));
+        now += (seconds - 1) * 1000;
+        expectProblem(await attempt(body.password), 429, 'login-locked');
+        now += 1000;
+      }
+      expect((await attempt(body.password)).status, 'the lock has ended').to.equal(200);
+      // The success cleared the count: four failures lock nothing, the fifth does.
+      for (let i = 0; i < 4; i++) expectProblem(await attempt('wrong password number'), 401, 'invalid-credentials');
+      expect((await attempt(body.password)).status).to.equal(200);
+    } finally {
+      now = start;
+    }
+  });
+
+  it('locks a client address after 20 failed logins within the hour, whatever the email, and no other address', async () => {
+    const ip = from();
+    const other = from();
+    const attempt = async (address: string, n: number) =>
+      post('/v1/login', { email: `nobody${n}.${people}@example.com`, password: 'not the password at all' }, address, await solved(address, 'login'));
+    for (let n = 1; n <= 20; n++) expectProblem(await attempt(ip, n), 401, 'invalid-credentials');
+    const locked = await attempt(ip, 21);
+    expectProblem(locked, 429, 'login-locked');
+    expect(locked.headers.get('retry-after')).to.equal('30');
+    expectProblem(await attempt(other, 21), 401, 'invalid-credentials');
   });
 
   it('accepts a contact message (202) and keeps it for the operators', async () => {

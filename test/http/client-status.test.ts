@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import pg from 'pg';
+import { until } from '../support/poll.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -20,11 +21,9 @@ describe('client status reads', () => {
 
   it('simultaneous requests that find the status expired share one read of it', async function () {
     // The read is held back by a lock on the table (PostgreSQL), so that every request is waiting for the status
-    // at once, as under load.
+    // at once, as under load. A new client's status is not cached yet: its first requests all find it expired.
     if (!server.database.url) this.skip();
     const token = await server.token(['read']);
-    expect((await server.api.get('/v1/brokers', { token })).status).to.equal(200);
-    await new Promise((resolve) => setTimeout(resolve, 550)); // past the cache's 500 ms
     const lock = new pg.Client({ connectionString: server.database.url });
     await lock.connect();
     try {
@@ -32,7 +31,12 @@ describe('client status reads', () => {
       await lock.query('lock table api_clients in access exclusive mode');
       statusReads.length = 0;
       const answers = Promise.all(Array.from({ length: 100 }, () => server.api.get('/v1/brokers', { token }).then((r) => r.status)));
-      await new Promise((resolve) => setTimeout(resolve, 500)); // every request has reached the status by now
+      // Every request is in (the server holds their connections) and the status read waits on the lock.
+      const connections = () => new Promise<number>((resolve) => server.running.server.getConnections((_error, count) => resolve(count)));
+      await until('the 100 requests to reach the server', async () => (await connections()) >= 100);
+      const waiting = async () =>
+        (await lock.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number;
+      await until('the status read to wait on the lock', async () => (await waiting()) >= 1);
       await lock.query('commit');
       const statuses = await answers;
       expect(statuses.every((status) => status === 200)).to.equal(true);

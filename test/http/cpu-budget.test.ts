@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createClient } from 'redis';
 import { graphql } from '../graphql/support.js';
 import { callTool, connectMcp } from '../support/mcp.js';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
+import { closeTestRedis, connectTestRedis, TEST_REDIS_URL as REDIS_URL, type TestRedis } from '../support/redis.js';
+import { until } from '../support/poll.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
 const path = '/v1/goals/feasibility';
 const goal = (i: number) => ({ capital: 10_000, target: 50_000 + i, horizon_years: 20, market: 'US', monthly_contribution: 200 });
@@ -117,16 +117,13 @@ describe('the CPU budget of heavy computations: charged per client where it is s
 
   describe('shared through Redis by two server processes on one PostgreSQL', () => {
     const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
-    const redis = createClient({ url: REDIS_URL });
+    let redis: TestRedis | undefined;
     let database: TestServer | undefined;
     const processes: ServiceProcess[] = [];
     before(async function () {
       this.timeout(120_000);
-      try {
-        await redis.connect();
-      } catch {
-        this.skip();
-      }
+      redis = await connectTestRedis();
+      if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
       const env = { DATABASE_URL: database.database.url!, BASE_URL: database.url, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, CPU_BUDGET_MS_PER_MINUTE: '1' };
@@ -135,11 +132,7 @@ describe('the CPU budget of heavy computations: charged per client where it is s
     after(async () => {
       for (const p of processes) p.stop();
       await database?.close();
-      if (redis.isOpen) {
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length) await redis.del(keys);
-        await redis.close();
-      }
+      await closeTestRedis(redis, prefix);
     });
 
     it('gives the client one budget on both instances, kept under the configured prefix', async () => {
@@ -147,19 +140,15 @@ describe('the CPU budget of heavy computations: charged per client where it is s
         fetch(`http://127.0.0.1:${p.port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(goal(i)) });
       // Each instance connects to Redis in the background; until then computations would pass uncharged.
       for (const p of processes) {
-        for (let i = 0; ; i++) {
-          const ready = (await (await fetch(`http://127.0.0.1:${p.port}/readyz`)).json()) as { checks: { rate_limit_store?: string } };
-          if (ready.checks.rate_limit_store === 'ok') break;
-          if (i > 100) throw new Error('an instance did not connect to Redis');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const ready = async () => ((await (await fetch(`http://127.0.0.1:${p.port}/readyz`)).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok';
+        await until('an instance to connect to Redis', ready, { attempts: 100, intervalMs: 50 });
       }
       const token = await database!.token(['read']);
       expect((await post(processes[0]!, token, 0)).status).to.equal(200);
       const refused = await post(processes[1]!, token, 1);
       expect(refused.status).to.equal(429);
       expect(((await refused.json()) as Record<string, unknown>)['violated-policies']).to.deep.equal(['cpu']);
-      expect((await redis.keys(`${prefix}cpu:*`)).length).to.equal(1);
+      expect((await redis!.keys(`${prefix}cpu:*`)).length).to.equal(1);
     });
   });
 });

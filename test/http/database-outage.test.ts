@@ -5,7 +5,6 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ApiClient } from '../support/client.js';
 import { createTestDatabase, testBackend, type TestDatabase } from '../support/database.js';
-import { freePort } from '../support/server.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 describe('losing the database', () => {
@@ -24,10 +23,9 @@ describe('losing the database', () => {
     target.port = String(proxy.port);
     db = await openDatabase({ databaseUrl: target.toString() });
     await migrateToLatest(db.kysely);
-    const port = await freePort();
-    const config = loadConfig({ PORT: String(port), DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
+    const config = loadConfig({ PORT: '0', DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
     running = await startServer(config, db, pino({ level: 'silent' }));
-    api = new ApiClient(`http://127.0.0.1:${port}`);
+    api = new ApiClient(`http://127.0.0.1:${running.port}`);
   });
   after(async () => {
     await running?.drain();
@@ -76,12 +74,11 @@ describe('a database that hangs', () => {
     proxy = new TcpProxy(Number(target.port || 5432), target.hostname);
     await proxy.start();
     target.port = String(proxy.port);
-    const port = await freePort();
-    const config = loadConfig({ PORT: String(port), DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0', ...timeouts });
+    const config = loadConfig({ PORT: '0', DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0', ...timeouts });
     db = await openDatabase({ databaseUrl: target.toString(), timeouts: config.databaseTimeouts, poolSize: 4 });
     await migrateToLatest(db.kysely);
     running = await startServer(config, db, pino({ level: 'silent' }));
-    api = new ApiClient(`http://127.0.0.1:${port}`);
+    api = new ApiClient(`http://127.0.0.1:${running.port}`);
   });
   after(async () => {
     proxy?.thaw();

@@ -4,6 +4,8 @@ import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy, propose } from '../support/trading.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { until } from '../support/poll.js';
 
 const slug = (body: { type?: string }) => body.type?.split('/').pop();
 
@@ -114,6 +116,23 @@ describe('Idempotency-Key', () => {
     expect(rows).to.deep.equal([]);
   });
 
+  it('stores nothing for a call refused before it runs (401, 403, 406): the same key then runs the call', async () => {
+    const account = await server.account(['read', 'write', 'trade']);
+    const reader = await server.token(['read'], `reader.${account.accountId}@example.com`);
+    const keyed = (token: string, key: string, headers: Record<string, string> = {}) =>
+      server.api.post('/v1/kill-switch', { token, json: { reason: key }, headers: { 'idempotency-key': key, ...headers }, unchecked: true });
+    expect((await keyed('not-a-token', 'refused-401')).status).to.equal(401);
+    expect((await keyed(reader, 'refused-403')).status).to.equal(403);
+    expect((await keyed(account.token, 'refused-406', { accept: 'text/html' })).status).to.equal(406);
+    const stored = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', 'in', ['refused-401', 'refused-403', 'refused-406']).execute();
+    expect(stored).to.deep.equal([]);
+    for (const key of ['refused-401', 'refused-403', 'refused-406']) {
+      const ran = await keyed(account.token, key);
+      expect(ran.status, key).to.equal(200);
+      expect(ran.headers.get('idempotent-replayed'), key).to.equal(null);
+    }
+  });
+
   it('stores no 5xx: the failed attempt leaves nothing, and a retry with the same key runs again', async () => {
     const token = await server.token();
     await createPolicy(server, token);
@@ -165,12 +184,7 @@ describe('Idempotency-Key', () => {
     expect((await engage(token, 'sweep-trigger', 'sweep')).status).to.equal(200);
     const gone = async () => (await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired-before-start').execute()).length === 0;
     // The sweep runs after the commit, without delaying the answer: wait for it (a bounded number of looks).
-    let deleted = false;
-    for (let look = 0; look < 100 && !deleted; look++) {
-      deleted = await gone();
-      if (!deleted) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(deleted, 'the expired key was not deleted').to.equal(true);
+    await until('the sweep to delete the expired key', gone, { attempts: 100, intervalMs: 20 });
   });
 
   it('runs a key again once its retention has passed', async () => {
@@ -274,7 +288,7 @@ describe('Idempotency-Key', () => {
       const states = await sql<{ count: number }>`select count(*)::int as count from pg_stat_activity
         where datname = ${database} and state = 'idle in transaction' and now() - xact_start > interval '250 milliseconds'`.execute(server.database.db.kysely);
       holding = Math.max(holding, states.rows[0]!.count);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await delay(5); // sampling pg_stat_activity while the requests run (the loop ends when they are answered)
     }
     const answers = await requests;
     expect(answers.map((a) => a.status)).to.deep.equal(Array(16).fill(200));

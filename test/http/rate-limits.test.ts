@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createClient } from 'redis';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
+import { closeTestRedis, connectTestRedis, TEST_REDIS_URL as REDIS_URL, type TestRedis } from '../support/redis.js';
+import { until } from '../support/poll.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const IANA = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('rate limits', () => {
   describe('per client address and route, in memory', () => {
@@ -173,34 +173,24 @@ describe('rate limits', () => {
 
   describe('failed client authentication past the client_id ceiling, counted in Redis', () => {
     const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
-    const redis = createClient({ url: REDIS_URL });
+    let redis: TestRedis | undefined;
     let server: TestServer | undefined;
     before(async function () {
-      try {
-        await redis.connect();
-      } catch {
-        this.skip();
-      }
+      redis = await connectTestRedis();
+      if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
       server = await startTestServer({ REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5' });
       // The connection opens in the background; until then nothing would be counted.
-      for (let i = 0; (await server.api.get('/readyz')).body.checks.rate_limit_store !== 'ok'; i++) {
-        if (i > 100) throw new Error('the server did not connect to Redis');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await until('the server to connect to Redis', async () => (await server!.api.get('/readyz')).body.checks.rate_limit_store === 'ok', { attempts: 100, intervalMs: 50 });
     });
     after(async () => {
       await server?.close();
-      if (redis.isOpen) {
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length) await redis.del(keys);
-        await redis.close();
-      }
+      await closeTestRedis(redis, prefix);
     });
 
     throttlesGuessesFromManyAddresses(() => server!, '198.51.101');
 
     it('keeps the counts in Redis under the configured prefix', async () => {
-      const keys = await redis.keys(`${prefix}*`);
+      const keys = await redis!.keys(`${prefix}*`);
       for (const name of ['token:', 'token-failures:', 'token-client-failures:', 'token-known-addresses:']) {
         expect(keys.some((key) => key.startsWith(`${prefix}${name}`)), name).to.equal(true);
       }
@@ -209,16 +199,13 @@ describe('rate limits', () => {
 
   describe('shared through Redis by two server processes on one PostgreSQL', () => {
     const prefix = `ias-test:${randomBytes(4).toString('hex')}:`;
-    const redis = createClient({ url: REDIS_URL });
+    let redis: TestRedis | undefined;
     let database: TestServer | undefined;
     const processes: ServiceProcess[] = [];
     before(async function () {
       this.timeout(120_000);
-      try {
-        await redis.connect();
-      } catch {
-        this.skip();
-      }
+      redis = await connectTestRedis();
+      if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
       const env = { DATABASE_URL: database.database.url!, BASE_URL: database.url, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '6' };
@@ -227,26 +214,19 @@ describe('rate limits', () => {
     after(async () => {
       for (const p of processes) p.stop();
       await database?.close();
-      if (redis.isOpen) {
-        const keys = await redis.keys(`${prefix}*`);
-        if (keys.length) await redis.del(keys);
-        await redis.close();
-      }
+      await closeTestRedis(redis, prefix);
     });
 
     it('gives the two instances one budget', async () => {
       const get = (p: ServiceProcess, path: string) => fetch(`http://127.0.0.1:${p.port}${path}`);
       // Each instance connects to Redis in the background; until then requests would pass uncounted.
       for (const p of processes) {
-        for (let i = 0; i < 100; i++) {
-          if (((await (await get(p, '/readyz')).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok') break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until('an instance to connect to Redis', async () => ((await (await get(p, '/readyz')).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok', { attempts: 100, intervalMs: 50 });
       }
       for (let i = 0; i < 6; i++) expect((await get(processes[i % 2]!, '/openapi.json')).status, `request ${i + 1}`).to.equal(200);
       expect((await get(processes[0]!, '/openapi.json')).status).to.equal(429);
       expect((await get(processes[1]!, '/openapi.json')).status).to.equal(429);
-      expect((await redis.keys(`${prefix}*`)).length).to.be.greaterThan(0);
+      expect((await redis!.keys(`${prefix}*`)).length).to.be.greaterThan(0);
     });
   });
 

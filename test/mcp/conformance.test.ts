@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startBearerProxy } from '../support/bearer-proxy.js';
 import { installConformanceSuite, runServerScenario } from '../support/mcp-conformance.js';
-import { freePort, startTestServer, type TestServer } from '../support/server.js';
+import { listeningSocket, startTestServer, type TestServer } from '../support/server.js';
 
 /** The server scenarios of the official suite this server must pass (dns-rebinding-protection: MCP 2025-11-25). */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
@@ -19,9 +19,9 @@ describe('the official MCP conformance suite', () => {
   before(async function () {
     this.timeout(300_000); // the first run downloads the suite and a Node 22 (tens of MB) from the npm registry
     suite = await installConformanceSuite();
-    const port = await freePort();
+    const { socket, port } = await listeningSocket();
     server = await startTestServer({ BASE_URL: `http://127.0.0.1:${port}` });
-    proxy = await startBearerProxy(port, Number(new URL(server.api.baseUrl).port), await server.token(['read', 'mcp']));
+    proxy = await startBearerProxy(socket, Number(new URL(server.api.baseUrl).port), await server.token(['read', 'mcp']));
   });
   after(async () => {
     await proxy?.close();

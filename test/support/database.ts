@@ -3,9 +3,10 @@ import pg from 'pg';
 import { migrateToLatest, openDatabase, type Db } from '../../db/connect.js';
 
 /**
- * Each test file gets its own migrated database: a fresh PostgreSQL database when a server answers (TEST_DATABASE_URL,
- * default the local one), the embedded database otherwise or when TEST_DB=embedded. Embedded databases are clones of
- * one migrated instance, because a new one takes seconds to start.
+ * Each test file gets its own migrated database: a fresh PostgreSQL database (TEST_DATABASE_URL, default the local
+ * server), or the embedded database when TEST_DB=embedded. Without that choice a PostgreSQL that does not answer is an
+ * error, never a silent switch to the embedded database (the PostgreSQL-only tests would then skip unseen). Embedded
+ * databases are clones of one migrated instance, because a new one takes seconds to start.
  */
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 let backend: Promise<'postgres' | 'embedded'> | undefined;
@@ -28,8 +29,7 @@ export function testBackend(): Promise<'postgres' | 'embedded'> {
   backend ??= (async () => {
     if (process.env.TEST_DB === 'embedded') return 'embedded';
     if (await postgresAnswers()) return 'postgres';
-    if (process.env.TEST_DB === 'postgres') throw new Error(`TEST_DB=postgres but no PostgreSQL answers at ${adminUrl}`);
-    return 'embedded';
+    throw new Error(`No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)`);
   })();
   return backend;
 }

@@ -1,8 +1,11 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the next chat completion answers: assistant `content` (any string), or an HTTP error status. */
-export type FakeReply = { content: string; delayMs?: number } | { status: number; delayMs?: number };
+/**
+ * What the next chat completion answers: assistant `content` (any string), an HTTP error status, or nothing at all
+ * (`hang`: the request stays unanswered until the caller gives up or the fake closes).
+ */
+export type FakeReply = { content: string } | { status: number } | { hang: true };
 
 export interface ReceivedRequest {
   method: string;
@@ -36,24 +39,23 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       }
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
       const reply = next;
-      setTimeout(() => {
-        if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-          res.writeHead(404, { 'content-type': 'application/json' }).end('{"error": {"message": "not found"}}');
-        } else if ('status' in reply) {
-          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
-        } else {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              id: `chatcmpl-${requests.length}`,
-              object: 'chat.completion',
-              created: 1_790_000_000,
-              model: (body as { model?: string }).model ?? 'fake',
-              choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
-              usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-            }),
-          );
-        }
-      }, reply.delayMs ?? 0);
+      if ('hang' in reply) return;
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error": {"message": "not found"}}');
+      } else if ('status' in reply) {
+        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: `chatcmpl-${requests.length}`,
+            object: 'chat.completion',
+            created: 1_790_000_000,
+            model: (body as { model?: string }).model ?? 'fake',
+            choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          }),
+        );
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

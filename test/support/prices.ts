@@ -24,3 +24,30 @@ export class AdjustablePrices implements PriceSource {
     return { ...quote, price: roundMoney(quote.price.times(dec(this.factors.get(symbol) ?? 1))) };
   }
 }
+
+/**
+ * Prices a test states itself, exactly, for every symbol of the simulated market: the amounts a test expects are then
+ * worked out by hand from them, never by the code under test. A symbol without a set price keeps its reference price.
+ */
+export class FixedPrices implements PriceSource {
+  private readonly feed = new SimulatedPriceSource();
+  private readonly prices = new Map<string, string>();
+
+  set(symbol: string, price: string): void {
+    this.prices.set(symbol, price);
+  }
+
+  instrument(symbol: string) {
+    return this.feed.instrument(symbol);
+  }
+
+  instruments(market: string) {
+    return this.feed.instruments(market);
+  }
+
+  quote(symbol: string, at: Date): Quote {
+    const instrument = this.feed.instrument(symbol);
+    if (!instrument) throw new Error(`no instrument ${symbol}`);
+    return { symbol, price: dec(this.prices.get(symbol) ?? instrument.reference_price), as_of: new Date(at) };
+  }
+}

@@ -1,5 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { freePort } from './server.js';
+
+/** Why a test cannot start a redis-server of its own (TEST_REDIS=none, or no binary), or undefined when it can. */
+export function ownRedisUnavailable(): string | undefined {
+  if (process.env.TEST_REDIS === 'none') return 'TEST_REDIS=none';
+  if (spawnSync('redis-server', ['--version']).error) return 'no redis-server on PATH';
+  return undefined;
+}
 
 /** A Redis of a test's own, so it can be frozen or killed without touching the machine's shared one. */
 export interface OwnRedis {
@@ -15,9 +22,23 @@ export interface OwnRedis {
 
 const running = new Set<ChildProcess>();
 
-/** `redis-server` on a free port, without persistence; resolves once it accepts connections. */
+/**
+ * `redis-server` on a free port, without persistence; resolves once it accepts connections. Redis cannot report a port
+ * it chose itself, so the port is probed first: when another process took it in between, Redis says so and exits, and
+ * another port is tried (a bounded number of times).
+ */
 export async function startOwnRedis(): Promise<OwnRedis> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await startOwnRedisOn(port);
+    } catch (error) {
+      if (attempt >= 5 || !/Address already in use/i.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOwnRedisOn(port: number): Promise<OwnRedis> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

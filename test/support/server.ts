@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -10,6 +10,10 @@ import { Store } from '../../src/services/store.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { ApiClient } from './client.js';
 
+/**
+ * A port nothing listens on now. Only for a server that cannot be handed a socket (a redis-server, a child process
+ * of another program): between this and its bind another process may take the port, so such a start retries.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -18,6 +22,15 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
+  });
+}
+
+/** A socket listening on a port the system chose (port 0), kept open: a server started on it has no port race. */
+export function listeningSocket(): Promise<{ socket: NetServer; port: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = createServer();
+    socket.once('error', reject);
+    socket.listen(0, '127.0.0.1', () => resolve({ socket, port: (socket.address() as AddressInfo).port }));
   });
 }
 
@@ -45,7 +58,7 @@ let accounts = 0;
 
 export async function startTestServer(env: Record<string, string> = {}, overrides: ServiceOverrides = {}, onQuery?: (sql: string) => void): Promise<TestServer> {
   const database = await createTestDatabase(onQuery);
-  const port = await freePort();
+  const { socket, port } = await listeningSocket();
   const config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -60,7 +73,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
-  const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides });
+  const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides, apiSocket: socket });
   const url = config.baseUrl;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
   const createClient = async (scopes = ['read', 'write', 'trade', 'mcp'], email?: string) => {

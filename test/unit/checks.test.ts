@@ -78,4 +78,24 @@ describe('policy check and risk gate rules, each passing and failing', () => {
     expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, exact, now, false)).to.deep.equal([]);
     expect(checks(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, { ...exact, cash: dec('108.99') }, now, false))).to.deep.equal(['risk.buying_power']);
   });
+
+  it('says in each refusal what failed, with the figures worked out by hand', () => {
+    const message = (failed: { check: string; message: string }[], check: string) => failed.find((f) => f.check === check)?.message;
+    expect(message(policyCheck(buy('1', { market: 'CA' }), quote, { limits: { ...policy.limits, allowed_markets: ['US', 'DE'] } } as Policy, account), 'policy.market')).to.equal(
+      "Market CA is not among the policy's allowed markets (US, DE).",
+    );
+    // 111 against 100: 11.0 % from the last price, outside the collar of 10 %.
+    expect(message(riskGate(buy('1', { order_type: 'limit', limit_price: dec('111') }), quote, account, now, false), 'risk.price_collar')).to.equal(
+      'Limit 111.00 is 11.0 % from the last price 100.00 (collar 10 %).',
+    );
+    expect(message(riskGate(buy('1'), quote, account, now, true), 'risk.duplicate_order')).to.equal('An identical buy of 1 VTI was submitted in the last 60 seconds.');
+    // The quote is 16 minutes old.
+    expect(message(riskGate(buy('1'), { ...quote, as_of: new Date(now.getTime() - 16 * 60_000) }, account, now, false), 'risk.stale_price')).to.equal(
+      'The last price of VTI is 16 minutes old.',
+    );
+    expect(message(riskGate(buy('1000001'), quote, { ...account, cash: dec('1e12') }, now, false), 'risk.max_quantity')).to.equal(
+      'Orders are limited to 1000000 shares and 10000000.00 notional.',
+    );
+    expect(message(riskGate(buy('40'), quote, { ...account, cash: dec('3999') }, now, false), 'risk.buying_power')).to.equal('Buying needs up to 4000.00 but the account has 3999.00 in cash.');
+  });
 });

@@ -26,9 +26,10 @@ describe('the contract as GraphQL and MCP see it', () => {
     expect(() => contract.operation('noSuchOperation')).to.throw(/no operation/);
   });
 
-  it('accepts input REST accepts', () => {
-    contract.validate('listOrders', { query: { limit: 5, status: 'filled' } });
-    contract.validate('evaluateGoalFeasibility', { body: { capital: 1000, target: 2000, horizon_years: 5, market: 'US' } });
+  it('accepts input REST accepts, answering it with the parameters\' defaults applied', () => {
+    expect(() => contract.validate('listOrders', { query: { limit: 5, status: 'filled' } })).to.not.throw();
+    expect(() => contract.validate('evaluateGoalFeasibility', { body: { capital: 1000, target: 2000, horizon_years: 5, market: 'US' } })).to.not.throw();
+    expect(contract.check('listOrders', { query: { status: 'filled' } }).query).to.deep.equal({ status: 'filled', limit: 20 });
   });
 
   it('refuses input REST refuses, naming each field by parameter name or path inside the body', () => {

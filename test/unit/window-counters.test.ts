@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { GuardedRedis } from '../../src/counters/guarded-redis.js';
 import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter } from '../../src/counters/window-counters.js';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server.js';
+import { ownRedisUnavailable, startOwnRedis, type OwnRedis } from '../support/redis-server.js';
+import { until } from '../support/poll.js';
 
 /** The shared counters the limits (and later budgets) count in: the same answers in memory and in Redis. */
 describe('window counters', () => {
@@ -66,13 +67,11 @@ describe('window counters', () => {
     let guarded: GuardedRedis;
     const prefix = `test:${randomBytes(4).toString('hex')}:`;
 
-    before(async () => {
+    before(async function () {
+      if (ownRedisUnavailable()) this.skip();
       redis = await startOwnRedis();
       guarded = new GuardedRedis({ url: redis.url, commandTimeoutMs: 100, breakerMs: 500, logger: pino({ level: 'silent' }), label: 'test Redis' });
-      for (let i = 0; guarded.state() !== 'ok'; i++) {
-        if (i > 100) throw new Error('no connection to the test Redis');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until('a connection to the test Redis', () => guarded.state() === 'ok', { attempts: 100, intervalMs: 20 });
     });
     after(async () => {
       await guarded?.close();
@@ -120,10 +119,7 @@ describe('window counters', () => {
       } finally {
         redis.thaw();
       }
-      for (let i = 0; guarded.state() !== 'ok'; i++) {
-        if (i > 200) throw new Error('the breaker did not close after SIGCONT');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until('the breaker to close after SIGCONT', () => guarded.state() === 'ok', { attempts: 200, intervalMs: 20 });
       expect((await counter.get('k'))!.total).to.be.at.least(255);
     });
   });

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { FixedPrices } from '../support/prices.js';
+import { createPolicy, manualClock, propose, type PolicyOverrides, type TradeSpec } from '../support/trading.js';
+
+/**
+ * The order state machine, every state × every trigger, and the amounts a fill moves, in whole cents worked out by
+ * hand from prices the test sets (FixedPrices): nothing here is computed by the code under test. Runs on PostgreSQL
+ * and on the embedded database (make test-embedded).
+ */
+describe('orders: every state × trigger, and the cents a fill moves', () => {
+  let server: TestServer;
+  const start = '2026-11-20T15:00:00Z';
+  const clock = manualClock(start);
+  const prices = new FixedPrices();
+  prices.set('VTI', '200.00');
+  prices.set('BND', '10.01');
+  prices.set('QQQ', '10.05');
+  prices.set('AAPL', '10.00');
+
+  before(async () => {
+    server = await startTestServer({}, { clock, prices });
+  });
+  after(() => server.close());
+
+  async function holder(policy: PolicyOverrides = {}) {
+    const account = await server.account(['read', 'trade', 'write']);
+    await createPolicy(server, account.token, policy);
+    return { ...account, propose: (...trades: TradeSpec[]) => propose(server, account, trades) };
+  }
+  const trigger = (token: string, id: string, name: string) => server.api.post(`/v1/orders/${id}/${name}`, { token });
+  const cash = async (token: string) => (await server.api.get('/v1/portfolio?market=US', { token })).body.cash as number;
+
+  describe('state × trigger', () => {
+    type State = 'proposed' | 'submitted' | 'filled' | 'rejected' | 'cancelled' | 'blocked' | 'expired';
+    /** What each trigger does in each state: the state it reaches, or null for 409 invalid-state. */
+    const table: Record<State, Record<'approve' | 'reject' | 'cancel', State | null>> = {
+      proposed: { approve: 'filled', reject: 'rejected', cancel: 'cancelled' },
+      submitted: { approve: null, reject: null, cancel: 'cancelled' },
+      filled: { approve: null, reject: null, cancel: null },
+      rejected: { approve: null, reject: null, cancel: null },
+      cancelled: { approve: null, reject: null, cancel: null },
+      blocked: { approve: null, reject: null, cancel: null },
+      expired: { approve: null, reject: null, cancel: null },
+    };
+    const allowed: Record<State, string[]> = { proposed: ['approve', 'reject', 'cancel'], submitted: ['cancel'], filled: [], rejected: [], cancelled: [], blocked: [], expired: [] };
+    let quantity = 0;
+
+    /** A new order of the account brought into `state` through the API (each a quantity of its own: no duplicates). */
+    async function orderIn(account: Awaited<ReturnType<typeof holder>>, state: State): Promise<string> {
+      const q = String(1 + ++quantity / 100);
+      const trade: TradeSpec =
+        state === 'submitted'
+          ? { symbol: 'VTI', side: 'buy', quantity: q, order_type: 'limit', limit_price: '190.00' }
+          : state === 'blocked'
+            ? { symbol: 'VTI', side: 'buy', quantity: String(300 + quantity / 100) } // over 300 × 200.00: above the policy's 50 000
+            : { symbol: 'VTI', side: 'buy', quantity: q };
+      const [order] = await account.propose(trade);
+      const id = order!.id;
+      const move = { proposed: null, expired: null, submitted: 'approve', filled: 'approve', blocked: 'approve', rejected: 'reject', cancelled: 'cancel' }[state];
+      if (move) await trigger(account.token, id, move);
+      if (state === 'expired') clock.advance(24 * 3600_000 + 1000);
+      const read = await server.api.get(`/v1/orders/${id}`, { token: account.token });
+      expect(read.body.status, `set-up of a ${state} order`).to.equal(state);
+      return id;
+    }
+
+    for (const state of Object.keys(table) as State[]) {
+      it(`${state}: ${Object.entries(table[state]).map(([t, to]) => `${t} → ${to ?? '409'}`).join(', ')}`, async () => {
+        const account = await holder();
+        try {
+          for (const name of ['approve', 'reject', 'cancel'] as const) {
+            const id = await orderIn(account, state);
+            const before = await server.api.get(`/v1/orders/${id}`, { token: account.token });
+            const cashBefore = await cash(account.token);
+            const answer = await trigger(account.token, id, name);
+            const after = await server.api.get(`/v1/orders/${id}`, { token: account.token });
+            const to = table[state][name];
+            if (to === null) {
+              expect(answer.status, `${name} on ${state}: ${answer.text}`).to.equal(409);
+              expect(answer.body).to.include({ type: `${server.url}/problems/invalid-state`, current_state: state });
+              expect(answer.body.allowed_triggers).to.deep.equal(allowed[state]);
+              expect(after.body, `${name} on ${state} changed nothing`).to.deep.equal(before.body);
+              expect(await cash(account.token), `${name} on ${state} moved no cash`).to.equal(cashBefore);
+            } else {
+              expect(answer.status, `${name} on ${state}: ${answer.text}`).to.equal(200);
+              expect(after.body.status).to.equal(to);
+              const added = after.body.events.slice(before.body.events.length).map((e: { from: string; to: string }) => [e.from, e.to]);
+              expect(added).to.deep.equal(to === 'filled' ? [[state, 'submitted'], ['submitted', 'filled']] : [[state, to]]);
+              // A fill at 200.00 of q shares costs exactly q × 200.00; nothing else moves cash.
+              const cost = to === 'filled' ? Math.round(Number(before.body.quantity) * 200 * 100) : 0;
+              expect(Math.round((cashBefore - (await cash(account.token))) * 100), `${name} on ${state}: cents paid`).to.equal(cost);
+            }
+          }
+        } finally {
+          clock.set(start);
+        }
+      });
+    }
+  });
+
+  describe('money: half-even to the cent, once, at the fill', () => {
+    it('rounds an exact half cent to the even cent (5.005 → 5.00, 5.025 → 5.02, 15.015 → 15.02) and moves exactly that cash', async () => {
+      const { token, propose } = await holder({ limits: { max_position_weight: 1 } });
+      // 0.5 × 10.01 = 5.005 → 5.00 (half-up would say 5.01); 0.5 × 10.05 = 5.025 → 5.02 (half-up: 5.03);
+      // 1.5 × 10.01 = 15.015 → 15.02 (either way: the check that the even cent is not always the lower one).
+      const [a, b, c] = await propose({ symbol: 'BND', side: 'buy', quantity: '0.5' }, { symbol: 'QQQ', side: 'buy', quantity: '0.5' }, { symbol: 'BND', side: 'buy', quantity: '1.5' });
+      expect(await cash(token)).to.equal(100000);
+      expect((await trigger(token, a!.id, 'approve')).body.status).to.equal('filled');
+      expect(await cash(token)).to.equal(99995.0);
+      expect((await trigger(token, b!.id, 'approve')).body.status).to.equal('filled');
+      expect(await cash(token)).to.equal(99989.98);
+      expect((await trigger(token, c!.id, 'approve')).body.status).to.equal('filled');
+      expect(await cash(token)).to.equal(99974.96);
+      // A sell credits the same rounding: 0.5 × 10.05 = 5.025 → 5.02.
+      const [sell] = await propose({ symbol: 'QQQ', side: 'sell', quantity: '0.5' });
+      expect((await trigger(token, sell!.id, 'approve')).body.status).to.equal('filled');
+      expect(await cash(token)).to.equal(99979.98);
+      const portfolio = (await server.api.get('/v1/portfolio?market=US', { token })).body;
+      expect(portfolio.holdings.map((h: { symbol: string; quantity: number; average_cost: number }) => [h.symbol, h.quantity, h.average_cost])).to.deep.equal([['BND', 2, 10.01]]);
+    });
+  });
+
+  describe('risk gate: the system notional cap', () => {
+    it('lets 10 000 000.00 through the cap and blocks 10 000 000.01 (risk.max_quantity), within the share limit both', async () => {
+      const { token, propose } = await holder({ limits: { max_order_notional: 1e12, max_daily_notional: 1e12, max_position_weight: 1 } });
+      // 1 000 000 × 10.00 = 10 000 000.00 (at the cap); 999 001 × 10.01 = 10 000 000.01 (one cent over).
+      const [at, over] = await propose({ symbol: 'AAPL', side: 'buy', quantity: '1000000' }, { symbol: 'BND', side: 'buy', quantity: '999001' });
+      const atCap = await trigger(token, at!.id, 'approve');
+      expect(atCap.status).to.equal(422);
+      // Both are far beyond the account's cash and its value; only the second is beyond the system cap.
+      expect(atCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal(['policy.max_position_weight', 'risk.buying_power']);
+      const overCap = await trigger(token, over!.id, 'approve');
+      expect(overCap.status).to.equal(422);
+      expect(overCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal(['policy.max_position_weight', 'risk.buying_power', 'risk.max_quantity']);
+      expect(overCap.body.failed_checks.at(-1).message).to.equal('Orders are limited to 1000000 shares and 10000000.00 notional.');
+    });
+  });
+});
