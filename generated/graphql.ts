@@ -265,6 +265,8 @@ export type Order = {
   filled_quantity: Scalars['Float']['output'];
   expires_at: Scalars['String']['output'];
   filled_at?: Maybe<Scalars['String']['output']>;
+  /** Null unless blocked; a blocked order fails one or two checks in practice (twelve exist). */
+  failed_checks?: Maybe<Array<FailedCheck>>;
   /** One per transition: at most proposed, submitted and a final state. */
   events: Array<OrderEvent>;
   created_at: Scalars['String']['output'];
@@ -277,8 +279,20 @@ export type OrderEvent = {
   to: OrderStatus;
   at: Scalars['String']['output'];
   client_id?: Maybe<Scalars['String']['output']>;
+  actor: EventActor;
   reason?: Maybe<Scalars['String']['output']>;
 };
+
+export type EventActor = {
+  __typename?: 'EventActor';
+  kind: EventActorKind;
+  name: Scalars['String']['output'];
+};
+
+export type EventActorKind =
+  | 'person'
+  | 'client'
+  | 'system';
 
 export type OrderList = {
   __typename?: 'OrderList';
@@ -719,6 +733,8 @@ export type ResolversTypes = {
   Holding: ResolverTypeWrapper<Holding>;
   Order: ResolverTypeWrapper<Order>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
+  EventActor: ResolverTypeWrapper<EventActor>;
+  EventActorKind: EventActorKind;
   OrderList: ResolverTypeWrapper<OrderList>;
   Idea: ResolverTypeWrapper<Idea>;
   IdeaList: ResolverTypeWrapper<IdeaList>;
@@ -773,6 +789,7 @@ export type ResolversParentTypes = {
   Holding: Holding;
   Order: Order;
   OrderEvent: OrderEvent;
+  EventActor: EventActor;
   OrderList: OrderList;
   Idea: Idea;
   IdeaList: IdeaList;
@@ -896,6 +913,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   filled_quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   filled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failed_checks?: Resolver<Maybe<Array<ResolversTypes['FailedCheck']>>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -906,7 +924,13 @@ export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends
   to?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['EventActor'], ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EventActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventActor'] = ResolversParentTypes['EventActor']> = {
+  kind?: Resolver<ResolversTypes['EventActorKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type OrderListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderList'] = ResolversParentTypes['OrderList']> = {
@@ -1135,6 +1159,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Holding?: HoldingResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderEvent?: OrderEventResolvers<ContextType>;
+  EventActor?: EventActorResolvers<ContextType>;
   OrderList?: OrderListResolvers<ContextType>;
   Idea?: IdeaResolvers<ContextType>;
   IdeaList?: IdeaListResolvers<ContextType>;

@@ -132,7 +132,9 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const services = await createServices(config, db, options.overrides, document, stores);
   const { beforeListen } = options;
   await beforeListen?.(services);
-  const app = await createApp(config, services, document, logger, stores);
+  // The docs page links to the dashboard, whose port is known once it listens (DASHBOARD_PORT=0 picks one).
+  let dashboardUrl = config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`;
+  const app = await createApp(config, services, document, logger, stores, () => dashboardUrl);
   const api = await listen(app, config.port, config);
   let dashboard: Listening;
   try {
@@ -145,6 +147,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   await db.warm();
   lifecycle.ready = true;
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
+  dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboardPort}`;
   const stopAccepting = () => {
     lifecycle.ready = false;
     api.stopAccepting();
@@ -160,7 +163,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     server: api.server,
     services,
     port: (api.server.address() as AddressInfo).port,
-    dashboard: { server: dashboard.server, port: dashboardPort, url: config.dashboardUrl ?? `http://localhost:${dashboardPort}` },
+    dashboard: { server: dashboard.server, port: dashboardPort, url: dashboardUrl },
     stopAccepting,
     drain,
   };

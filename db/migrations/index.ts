@@ -5,6 +5,7 @@ import * as people from './20261122T0900-people.js';
 import * as idempotency from './20261122T1300-idempotency.js';
 import * as accountDays from './20261126T1700-account-days.js';
 import * as orderTwins from './20261126T1710-order-twins.js';
+import * as checklistMarks from './20261126T1800-checklist-marks.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T1300-idempotency': idempotency,
   '20261126T1700-account-days': accountDays,
   '20261126T1710-order-twins': orderTwins,
+  '20261126T1800-checklist-marks': checklistMarks,
 };

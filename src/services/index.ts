@@ -18,6 +18,7 @@ import { FailureCounters } from './failures.js';
 import { GoalService } from './goals.js';
 import { IdeaService } from './ideas/service.js';
 import { KillSwitchService } from './kill-switch.js';
+import { KillSwitchNames } from './kill-switch-names.js';
 import { SimulatedPriceSource, type PriceSource } from './market-data.js';
 import { MetaService } from './meta.js';
 import { OAuthService } from './oauth.js';
@@ -28,6 +29,8 @@ import { PortfolioService } from './portfolio.js';
 import { ReportService } from './reports/daily.js';
 import { SessionService } from './sessions.js';
 import { Store } from './store.js';
+import { ValueHistory } from './value-history.js';
+import { ChecklistMarks } from './checklist-marks.js';
 
 /**
  * Every use case, bound to its database, clock, prices and configuration: the application's use-case table (for
@@ -42,6 +45,12 @@ export interface Services {
   ideas: IdeaService;
   orders: OrderService;
   killSwitch: KillSwitchService;
+  /** The kill switch as people read it (the dashboard): who by name, and its history. */
+  killSwitchNames: KillSwitchNames;
+  /** The account's value over time, from the ledger (the dashboard's chart). */
+  valueHistory: ValueHistory;
+  /** What a new person has done of the first-hour checklist that no other record shows (following the docs link). */
+  checklist: ChecklistMarks;
   reports: ReportService;
   oauth: OAuthService;
   meta: MetaService;
@@ -109,6 +118,9 @@ export async function createServices(
       ideas: new IdeaService(ctx),
       orders: new OrderService(ctx),
       killSwitch: new KillSwitchService(ctx),
+      killSwitchNames: new KillSwitchNames(() => store.db),
+      valueHistory: new ValueHistory(ctx),
+      checklist: new ChecklistMarks(() => store.db, clock),
       reports: new ReportService(ctx),
       oauth,
       meta,

@@ -22,10 +22,8 @@ describe('the README GraphQL examples', () => {
     const block = /<!-- graphql:start -->\s*```sh\n([\s\S]*?)```\s*<!-- graphql:end -->/.exec(readme)?.[1];
     expect(block, 'README GraphQL block').to.be.a('string');
     const { id, secret } = service.credentials();
-    const script = `${setup}\n${block}`
-      .replace(/^export CLIENT_ID=.*$/m, `export CLIENT_ID='${id}' CLIENT_SECRET='${secret}'`)
-      .replace('API=http://localhost:3000', `API=http://127.0.0.1:${service.port}`);
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script]);
+    const script = `${setup}\n${block}`.replace(/^export CLIENT_ID=.*$/m, `export CLIENT_ID='${id}' CLIENT_SECRET='${secret}'`);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, PORT: String(service.port) } });
     expect(stdout.trim().split('\n')).to.deep.equal(['{ engaged: false }', 'filled']);
   });
 });

@@ -19,10 +19,11 @@ type Outcome = { order: Order } | { problem: ProblemError };
 
 type OrderEvent = Order['events'][number];
 
-const eventsOf = (row: OrderRow, steps: Step[]): OrderEvent[] => {
+/** The events `steps` record, as the contract shows them; `actorName` names the caller (the steps it took). */
+const eventsOf = (row: OrderRow, steps: Step[], actorName: string | null): OrderEvent[] => {
   let from: string = row.status;
   return steps.map((step) => {
-    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason });
+    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason, client_name: actorName, person_name: actorName });
     from = step.to;
     return event;
   });
@@ -65,7 +66,7 @@ export class OrderService {
     return this.settle(async (trx, now) => {
       const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
       const dayStart = startOfUtcDay(now);
-      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now);
+      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
       const expired = await this.expireIfDue(trx, state, now, 'approve');
       if (expired) return expired;
@@ -111,7 +112,7 @@ export class OrderService {
         return {
           problem: new ProblemError('checks-failed', `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`, {
             failed_checks: failed,
-            order: orderView(blocked, [...state.events, ...eventsOf(row, steps)], now),
+            order: orderView(blocked, [...state.events, ...eventsOf(row, steps, state.actorName)], now),
           }),
         };
       }
@@ -119,7 +120,7 @@ export class OrderService {
       const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
       if (!marketable(row, quote.price)) {
         const resting = await record(trx, row, [submitted]);
-        return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted])], now) };
+        return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted], state.actorName)], now) };
       }
       const steps: Step[] = [submitted, { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` }];
       const quantity = dec(row.quantity);
@@ -139,7 +140,7 @@ export class OrderService {
           ),
         },
       );
-      return { order: orderView(filled, [...state.events, ...eventsOf(row, steps)], now) };
+      return { order: orderView(filled, [...state.events, ...eventsOf(row, steps, state.actorName)], now) };
     });
   }
 
@@ -155,13 +156,13 @@ export class OrderService {
   /** A trigger that needs no account state: lock the order, check its state, record the step. */
   private decide(actor: Actor<'rejectOrder' | 'cancelOrder'>, orderId: string, trigger: Trigger, from: OrderRow['status'][], to: OrderRow['status'], reason: string | undefined): Promise<Order> {
     return this.settle(async (trx, now) => {
-      const state = await lockOrder(trx, actor.accountId, orderId);
+      const state = await lockOrder(trx, actor.accountId, orderId, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
       const expired = await this.expireIfDue(trx, state, now, trigger);
       if (expired) return expired;
       if (!from.includes(state.row.status)) return { problem: invalidState(state.row, trigger) };
       const steps: Step[] = [{ to, at: now, clientId: actor.clientId, reason: reason ?? null }];
-      return { order: orderView(await record(trx, state.row, steps), [...state.events, ...eventsOf(state.row, steps)], now) };
+      return { order: orderView(await record(trx, state.row, steps), [...state.events, ...eventsOf(state.row, steps, state.actorName)], now) };
     });
   }
 
