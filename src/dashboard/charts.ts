@@ -48,9 +48,12 @@ export function valueChart(points: ValuePoint[], money: (n: number) => string): 
   const values = points.map((p) => p.value);
   let min = Math.min(...values);
   let max = Math.max(...values);
-  if (max - min < 1) {
-    min -= 1;
-    max += 1;
+  // A small move is drawn small: the scale spans at least 2 % of the value (and 1 unit), centred on the values.
+  const least = Math.max(1, max * 0.02);
+  if (max - min < least) {
+    const middle = (max + min) / 2;
+    min = middle - least / 2;
+    max = middle + least / 2;
   }
   const t0 = Date.parse(points[0]!.at);
   const span = Math.max(1, Date.parse(points.at(-1)!.at) - t0);
