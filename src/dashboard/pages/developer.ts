@@ -110,7 +110,7 @@ export function developerRoutes({ services }: DashboardContext): Router {
       if (!client) return show(res, 404, { title: confirm.title, error: { detail: 'You have no active client with this id.' }, body: html`<p><a href="/developer">Back to Developer</a></p>` });
       show(res, 200, {
         title: confirm.title,
-        body: html`<p>${confirm.title} <strong>${client.name}</strong> (<code>${client.client_id}</code>)?</p><p>${confirm.text}</p>
+        body: html`<p>${confirm.title} <strong>${client.name}</strong> (scopes ${client.scopes.join(' ')}, created ${when(client.created_at)})?</p><p>${confirm.text}</p>
 <form method="post" action="/developer/clients/${client.client_id}/${action}" class="actions">${csrfField(visitor)}<button type="submit" class="danger">${confirm.button}</button> <a href="/developer">Cancel</a></form>`,
       });
     });
