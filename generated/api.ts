@@ -2024,8 +2024,10 @@ export interface components {
              * @enum {string}
              */
             outcome: "filled" | "rejected" | "cancelled" | "blocked" | "expired";
-            /** @description API client that decided; null for expiry. */
+            /** @description API client that decided (`dashboard` for the account holder in the dashboard); null for expiry. */
             decided_by_client_id: string | null;
+            /** @description Who decided, by name: the account holder (`person`), an API client (`client`) or the service (`system`, for an expiry). Absent from a report generated before this member existed; regenerating the date adds it. */
+            decided_by?: components["schemas"]["EventActor"];
             /**
              * Format: date-time
              * @description Time of the decision.

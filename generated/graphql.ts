@@ -434,6 +434,7 @@ export type ReportDecision = {
   quantity: Scalars['Float']['output'];
   outcome: DecisionOutcome;
   decided_by_client_id?: Maybe<Scalars['String']['output']>;
+  decided_by?: Maybe<EventActor>;
   decided_at: Scalars['String']['output'];
   reason?: Maybe<Scalars['String']['output']>;
   /** The checks that blocked the order (empty unless blocked; there are 12 checks). */
@@ -1054,6 +1055,7 @@ export type ReportDecisionResolvers<ContextType = GraphQLContext, ParentType ext
   quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   outcome?: Resolver<ResolversTypes['DecisionOutcome'], ParentType, ContextType>;
   decided_by_client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  decided_by?: Resolver<Maybe<ResolversTypes['EventActor']>, ParentType, ContextType>;
   decided_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failed_checks?: Resolver<Array<ResolversTypes['FailedCheck']>, ParentType, ContextType>;
