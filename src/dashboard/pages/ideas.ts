@@ -106,9 +106,11 @@ ${batchForms(visitor, idea)}
       let firstError: PageOptions['error'] = null;
       try {
         contract.validate('getIdea', { path: { id } });
-        if (reason) contract.validate('rejectOrder', { path: { id: 'ord' }, body: { reason } });
         const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
-        for (const order of idea.orders.filter((o) => o.status === 'proposed')) {
+        const proposed = idea.orders.filter((o) => o.status === 'proposed');
+        // The reason is the same for every order: checked once, as the API checks a rejection's body.
+        if (batch === 'reject-all' && proposed[0]) contract.validate('rejectOrder', { path: { id: proposed[0].id }, body: reason ? { reason } : {} });
+        for (const order of proposed) {
           try {
             const done =
               batch === 'approve-all'
