@@ -123,7 +123,8 @@ describe('operator CLI', () => {
 });
 
 describe('operator CLI on the embedded database', () => {
-  it('says clearly why it cannot open a data directory a running server holds, and what to do', async () => {
+  it('says clearly why it cannot open a data directory a running server holds, and what to do', async function () {
+    this.timeout(120_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'ias-cli-'));
     const db = await openDatabase({ dataDir });
     try {

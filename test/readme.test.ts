@@ -20,10 +20,12 @@ function script(service: ServiceProcess, text: string, secret?: string): [string
 describe('the README walk-through', () => {
   let service: ServiceProcess;
 
-  before(async () => {
+  // Starting a service (a process of its own on the embedded database) takes seconds, more on a busy machine.
+  before(async function () {
+    this.timeout(120_000);
     service = await startServiceProcess();
   });
-  after(() => service.stop());
+  after(() => service?.stop());
 
   it('sets `$API` once from PORT, and every snippet reaches the API through it', () => {
     const text = readme();

@@ -9,10 +9,12 @@ const run = promisify(execFile);
 describe('the README GraphQL examples', () => {
   let service: ServiceProcess;
 
-  before(async () => {
+  // Starting a service (a process of its own on the embedded database) takes seconds, more on a busy machine.
+  before(async function () {
+    this.timeout(120_000);
     service = await startServiceProcess();
   });
-  after(() => service.stop());
+  after(() => service?.stop());
 
   it('work as written against a fresh `--demo` server, after the walk-through’s token step', async function () {
     this.timeout(60_000);
