@@ -198,6 +198,13 @@ export interface ContactMessagesTable {
   received_at: Timestamp;
 }
 
+/** A step of a person's first-hour checklist no other record shows (db/migrations/20261126T1800-checklist-marks.ts). */
+export interface ChecklistMarksTable {
+  account_id: string;
+  item: string;
+  at: Timestamp;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   client_id: string;
@@ -302,6 +309,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_dispatch: WebhookDispatchTable;
+  checklist_marks: ChecklistMarksTable;
 }
 
 export type Order = Selectable<OrdersTable>;

@@ -542,6 +542,15 @@ export interface paths {
          *     empty when there is nothing to do (for example every weight within the rebalance band, or no
          *     idle cash). Generation does not consult the kill switch; approval does.
          *
+         *     Ideas know what is pending. A new idea supersedes the orders still `proposed` by earlier ideas of the
+         *     same `mode`: they are cancelled in the same transaction, each with an event whose reason is
+         *     `superseded by idea <id>` (the same question asked again replaces its earlier answer, so repeated calls
+         *     never pile up copies). Orders still proposed by ideas of other modes are left alone and sized around:
+         *     their buys' worst-case notional is held back from the cash the new idea may spend, their sells'
+         *     quantities from what it may sell. So the buys pending together never exceed the idle cash (a buy may
+         *     also spend what its own idea's sells bring). Generation takes the paper account's lock that approvals
+         *     take, so concurrent calls see each other's orders. `notes` say what was superseded and held back.
+         *
          *     Mode `assistant` sends the portfolio, the policy and the optional `instructions` to the configured
          *     LLM: 503 `assistant-not-configured` without one, 502 `assistant-failed` when it fails or its output
          *     does not validate (nothing is stored then).
@@ -2179,6 +2188,8 @@ export interface components {
              * @description Execution time; null until filled.
              */
             filled_at: string | null;
+            /** @description Each check that failed, in words, for a `blocked` order (as the approval's 422 listed them); else null. */
+            failed_checks: components["schemas"]["FailedCheck"][] | null;
             /** @description Every state transition, oldest first (the first has `from` null and `to` proposed). */
             events: components["schemas"]["OrderEvent"][];
             /**
@@ -2202,10 +2213,24 @@ export interface components {
              * @description Time of the transition.
              */
             at: string;
-            /** @description API client that triggered it; null for system transitions (expiry, broker fill). */
+            /** @description API client that triggered it; `dashboard` for the account holder acting in the dashboard; null for system transitions (expiry, broker fill). `actor` names who it was. */
             client_id: string | null;
-            /** @description Reason given on reject or cancel, or the failed checks summarised for `blocked`; else null. */
+            actor: components["schemas"]["EventActor"];
+            /** @description Reason given on reject or cancel (`superseded by idea <id>` when a newer idea of the same mode replaced a proposed order), or the failed checks summarised for `blocked`; else null. */
             reason: string | null;
+        };
+        /** @description Who caused a transition, by name, as a person reads it: the account holder deciding in the dashboard (`person`, their name), an API client (`client`, the name it was created with), or the service itself (`system`: the paper broker's fill, an expiry). */
+        EventActor: {
+            /**
+             * @description `person` (the account holder, in the dashboard), `client` (an API client) or `system`.
+             * @enum {string}
+             */
+            kind: "person" | "client" | "system";
+            /**
+             * @description The person's name, the client's name, or `the service`.
+             * @example Ada Lovelace
+             */
+            name: string;
         };
         /** @description A page of orders, newest first. */
         OrderList: {
@@ -2340,8 +2365,10 @@ export interface components {
              * @enum {string}
              */
             outcome: "filled" | "rejected" | "cancelled" | "blocked" | "expired";
-            /** @description API client that decided; null for expiry. */
+            /** @description API client that decided (`dashboard` for the account holder in the dashboard); null for expiry. */
             decided_by_client_id: string | null;
+            /** @description Who decided, by name: the account holder (`person`), an API client (`client`) or the service (`system`, for an expiry). Absent from a report generated before this member existed; regenerating the date adds it. */
+            decided_by?: components["schemas"]["EventActor"];
             /**
              * Format: date-time
              * @description Time of the decision.
@@ -3801,6 +3828,7 @@ export type SchemaIdea = components['schemas']['Idea'];
 export type SchemaIdeaList = components['schemas']['IdeaList'];
 export type SchemaOrder = components['schemas']['Order'];
 export type SchemaOrderEvent = components['schemas']['OrderEvent'];
+export type SchemaEventActor = components['schemas']['EventActor'];
 export type SchemaOrderList = components['schemas']['OrderList'];
 export type SchemaApproveOrderRequest = components['schemas']['ApproveOrderRequest'];
 export type SchemaRejectOrderRequest = components['schemas']['RejectOrderRequest'];

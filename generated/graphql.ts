@@ -281,6 +281,8 @@ export type Order = {
   filled_quantity: Scalars['Float']['output'];
   expires_at: Scalars['String']['output'];
   filled_at?: Maybe<Scalars['String']['output']>;
+  /** Null unless blocked; a blocked order fails one or two checks in practice (twelve exist). */
+  failed_checks?: Maybe<Array<FailedCheck>>;
   /** One per transition: at most proposed, submitted and a final state. */
   events: Array<OrderEvent>;
   created_at: Scalars['String']['output'];
@@ -293,8 +295,20 @@ export type OrderEvent = {
   to: OrderStatus;
   at: Scalars['String']['output'];
   client_id?: Maybe<Scalars['String']['output']>;
+  actor: EventActor;
   reason?: Maybe<Scalars['String']['output']>;
 };
+
+export type EventActor = {
+  __typename?: 'EventActor';
+  kind: EventActorKind;
+  name: Scalars['String']['output'];
+};
+
+export type EventActorKind =
+  | 'person'
+  | 'client'
+  | 'system';
 
 export type OrderList = {
   __typename?: 'OrderList';
@@ -436,6 +450,7 @@ export type ReportDecision = {
   quantity: Scalars['Float']['output'];
   outcome: DecisionOutcome;
   decided_by_client_id?: Maybe<Scalars['String']['output']>;
+  decided_by?: Maybe<EventActor>;
   decided_at: Scalars['String']['output'];
   reason?: Maybe<Scalars['String']['output']>;
   /** The checks that blocked the order (empty unless blocked; there are 12 checks). */
@@ -897,6 +912,8 @@ export type ResolversTypes = {
   Holding: ResolverTypeWrapper<Holding>;
   Order: ResolverTypeWrapper<Order>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
+  EventActor: ResolverTypeWrapper<EventActor>;
+  EventActorKind: EventActorKind;
   OrderList: ResolverTypeWrapper<OrderList>;
   Idea: ResolverTypeWrapper<Idea>;
   IdeaList: ResolverTypeWrapper<IdeaList>;
@@ -965,6 +982,7 @@ export type ResolversParentTypes = {
   Holding: Holding;
   Order: Order;
   OrderEvent: OrderEvent;
+  EventActor: EventActor;
   OrderList: OrderList;
   Idea: Idea;
   IdeaList: IdeaList;
@@ -1104,6 +1122,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   filled_quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   filled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failed_checks?: Resolver<Maybe<Array<ResolversTypes['FailedCheck']>>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1114,7 +1133,13 @@ export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends
   to?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['EventActor'], ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EventActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventActor'] = ResolversParentTypes['EventActor']> = {
+  kind?: Resolver<ResolversTypes['EventActorKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type OrderListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderList'] = ResolversParentTypes['OrderList']> = {
@@ -1238,6 +1263,7 @@ export type ReportDecisionResolvers<ContextType = GraphQLContext, ParentType ext
   quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   outcome?: Resolver<ResolversTypes['DecisionOutcome'], ParentType, ContextType>;
   decided_by_client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  decided_by?: Resolver<Maybe<ResolversTypes['EventActor']>, ParentType, ContextType>;
   decided_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failed_checks?: Resolver<Array<ResolversTypes['FailedCheck']>, ParentType, ContextType>;
@@ -1461,6 +1487,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Holding?: HoldingResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderEvent?: OrderEventResolvers<ContextType>;
+  EventActor?: EventActorResolvers<ContextType>;
   OrderList?: OrderListResolvers<ContextType>;
   Idea?: IdeaResolvers<ContextType>;
   IdeaList?: IdeaListResolvers<ContextType>;

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { adminSocketKysely, adminSocketPath } from '../db/admin-socket.js';
 import { migrateToLatest, openDatabase, DatabaseInUseError, type Db } from '../db/connect.js';
 import { normalizeEmail } from '../src/auth/passwords.js';
 import { SecretHasher } from '../src/auth/secrets.js';
@@ -10,7 +12,9 @@ import { WEBHOOK_OPTIONS, webhookCommands } from './cli-webhooks.js';
 
 const PROGRAM = 'npm run cli --';
 const INTRO = `Operator CLI: administers the database the server uses (DATABASE_URL, or the embedded one in DATA_DIR).
-On PostgreSQL it works while the server runs; the embedded database serves one process at a time.`;
+It works while the server runs: on PostgreSQL directly, on the embedded database through the running service's
+admin socket (DATA_DIR/admin/db.sock, readable only by the service's user); with the service stopped it opens the
+embedded database itself.`;
 
 const OPTIONS = {
   account: { type: 'string' },
@@ -176,12 +180,27 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const { db, migrate } = await openForOperator(config);
   try {
-    await migrateToLatest(db.kysely);
+    if (migrate) await migrateToLatest(db.kysely);
     return await found.command.run({ db, config, values, args: found.args });
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * The database the server uses. The embedded one is one session inside the running service: while the service holds
+ * DATA_DIR, the CLI works through its admin socket (the service has migrated it already); otherwise it opens it.
+ */
+async function openForOperator(config: Config): Promise<{ db: Db; migrate: boolean }> {
+  try {
+    return { db: await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 }), migrate: true };
+  } catch (error) {
+    const socket = adminSocketPath(config.dataDir);
+    if (!(error instanceof DatabaseInUseError) || !existsSync(socket)) throw error;
+    const kysely = adminSocketKysely(socket);
+    return { db: { kysely, kind: 'embedded', warm: async () => {}, close: () => kysely.destroy() }, migrate: false };
   }
 }
 

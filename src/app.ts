@@ -22,7 +22,14 @@ import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
 
 /** The API's express app over `services`; `stores` (the server's one set of shared counters) holds its rate limits. */
-export async function createApp(config: Config, services: Services, document: Document, logger: Logger, stores: RateLimitStores): Promise<Express> {
+export async function createApp(
+  config: Config,
+  services: Services,
+  document: Document,
+  logger: Logger,
+  stores: RateLimitStores,
+  dashboardUrl: () => string = () => config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`,
+): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -42,7 +49,7 @@ export async function createApp(config: Config, services: Services, document: Do
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));
 
   const mcp = new McpCatalogue(document, config.baseUrl, pipeline);
-  app.use(docsRouter(config.baseUrl));
+  app.use(docsRouter(config.baseUrl, dashboardUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
   app.all(MCP_PATH, mcpHandler(services, mcp, config.mcpAllowedOrigins));
   app.all('/graphql', graphqlHandler(services, pipeline, config.baseUrl));

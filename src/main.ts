@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { serveAdminSocket } from '../db/admin-socket.js';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } from './demo.js';
@@ -55,6 +56,11 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
   let credentials: DemoCredentials | undefined;
   const seed = prepare && demo ? async (services: Services) => (credentials = await seedDemo(services, config.dataDir)) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });
+  // The operator CLI reaches the embedded database (one session, in this process) through this socket while it runs.
+  const admin =
+    db.kind === 'embedded' && !config.dataDir.startsWith('memory://')
+      ? await serveAdminSocket(db.kysely, config.dataDir, (error) => logger.warn({ err: error }, 'admin socket session failed'))
+      : undefined;
   if (cluster.isWorker) {
     // Closing the listeners sends the primary their removal over the IPC channel; the reply follows on the same channel.
     process.on('message', (message) => {
@@ -68,6 +74,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
     logger.info({ signal }, 'draining in-flight requests');
     const { forced } = await running.drain();
     if (forced) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timeout reached; open connections were closed');
+    await admin?.close();
     await db.close();
     logger.info('stopped');
     process.exit(0);

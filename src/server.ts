@@ -140,7 +140,9 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const services = await createServices(config, db, options.overrides, document, stores);
   const { beforeListen } = options;
   await beforeListen?.(services);
-  const app = await createApp(config, services, document, logger, stores);
+  // The docs page links to the dashboard, whose port is known once it listens (DASHBOARD_PORT=0 picks one).
+  let dashboardUrl = config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`;
+  const app = await createApp(config, services, document, logger, stores, () => dashboardUrl);
   const api = await listen(app, options.apiSocket ?? config.port, config);
   let dashboard: Listening;
   try {
@@ -160,6 +162,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   if (config.webhooks.deliver) webhooks.start();
   services.meta.setAccepting(true);
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
+  dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboardPort}`;
   const stopAccepting = () => {
     services.meta.setAccepting(false);
     api.stopAccepting();
@@ -175,7 +178,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     server: api.server,
     services,
     port: (api.server.address() as AddressInfo).port,
-    dashboard: { server: dashboard.server, port: dashboardPort, url: config.dashboardUrl ?? `http://localhost:${dashboardPort}` },
+    dashboard: { server: dashboard.server, port: dashboardPort, url: dashboardUrl },
     stopAccepting,
     drain,
   };

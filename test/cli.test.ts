@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { adminSocketPath } from '../db/admin-socket.js';
 import { openDatabase } from '../db/connect.js';
 import { solveChallenge } from '../scripts/solve-challenge.js';
+import { startServiceProcess } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const execFileAsync = promisify(execFile);
@@ -121,7 +123,8 @@ describe('operator CLI', () => {
 });
 
 describe('operator CLI on the embedded database', () => {
-  it('says clearly why it cannot open a data directory a running server holds, and what to do', async () => {
+  it('says clearly why it cannot open a data directory a running server holds, and what to do', async function () {
+    this.timeout(120_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'ias-cli-'));
     const db = await openDatabase({ dataDir });
     try {
@@ -132,6 +135,42 @@ describe('operator CLI on the embedded database', () => {
     } finally {
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('works while the service runs, through its admin socket (only the service’s user reaches it), and on its own once it stops', async function () {
+    this.timeout(120_000);
+    const service = await startServiceProcess();
+    try {
+      const env = { DATA_DIR: service.dataDir, DATABASE_URL: '' };
+      const socket = adminSocketPath(service.dataDir);
+      expect(statSync(socket).mode & 0o777, 'the socket').to.equal(0o600);
+      expect(statSync(dirname(socket)).mode & 0o777, 'its folder').to.equal(0o700);
+
+      const created = await cli(['client', 'create', '--account', 'ops@example.com', '--scopes', 'read', '--name', 'Ops', '--json'], env);
+      expect(created.code, created.stderr).to.equal(0);
+      const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string };
+      const api = `http://127.0.0.1:${service.port}`;
+      const issued = await fetch(`${api}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      expect(issued.status, 'the running service knows the client the CLI created').to.equal(200);
+      const { access_token: token } = (await issued.json()) as { access_token: string };
+
+      expect((await cli(['kill-switch', 'global', 'on', '--reason', 'drill'], env)).code).to.equal(0);
+      const state = (await (await fetch(`${api}/v1/kill-switch`, { headers: { authorization: `Bearer ${token}` } })).json()) as { engaged: boolean; level: string };
+      expect(state).to.include({ engaged: true, level: 'global' });
+      expect((await cli(['kill-switch', 'global', 'off'], env)).code).to.equal(0);
+
+      expect(await service.terminate()).to.equal(0);
+      expect(existsSync(socket), 'the socket goes with the service').to.equal(false);
+      const listed = await cli(['client', 'list', '--account', 'ops@example.com', '--json'], env);
+      expect(listed.code, listed.stderr).to.equal(0);
+      expect(JSON.parse(listed.stdout).map((c: { client_id: string }) => c.client_id)).to.include(client.client_id);
+    } finally {
+      service.stop();
     }
   });
 });

@@ -25,11 +25,11 @@ describe('the partner path in the README', () => {
     this.timeout(240_000);
     const block = /<!-- sdk:start -->\s*```sh\n([\s\S]*?)```\s*<!-- sdk:end -->/.exec(readFileSync('README.md', 'utf8'))?.[1];
     expect(block, 'README SDK block').to.be.a('string');
-    // Only where it runs changes: the folder (a fresh one) and the server's address.
-    const script = block!.replaceAll('../my-partner', join(dir, 'my-partner')).replaceAll('http://localhost:3000', server.url);
+    // Only where it runs changes: the folder (a fresh one) and the server's address (`$API`, as the README sets it).
+    const script = block!.replaceAll('../my-partner', join(dir, 'my-partner'));
     const client = await server.createClient(['read']);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
-      env: { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret, npm_config_audit: 'false', npm_config_fund: 'false' },
+      env: { ...process.env, API: server.url, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret, npm_config_audit: 'false', npm_config_fund: 'false' },
       maxBuffer: 10 * 1024 * 1024,
     });
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!);

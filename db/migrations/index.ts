@@ -6,6 +6,7 @@ import * as idempotency from './20261122T1300-idempotency.js';
 import * as accountDays from './20261126T1700-account-days.js';
 import * as orderTwins from './20261126T1710-order-twins.js';
 import * as events from './20261126T1800-events.js';
+import * as checklistMarks from './20261126T1800-checklist-marks.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261126T1700-account-days': accountDays,
   '20261126T1710-order-twins': orderTwins,
   '20261126T1800-events': events,
+  '20261126T1800-checklist-marks': checklistMarks,
 };

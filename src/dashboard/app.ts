@@ -16,6 +16,9 @@ import { page } from './layout.js';
 import { authRoutes } from './pages/auth.js';
 import { developerRoutes } from './pages/developer.js';
 import { overviewRoutes } from './pages/overview.js';
+import { orderRoutes } from './pages/orders.js';
+import { ideaRoutes } from './pages/ideas.js';
+import { contactRoutes } from './pages/contact.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
 import { webhookRoutes } from './pages/webhooks.js';
@@ -44,7 +47,7 @@ export interface DashboardDependencies {
 }
 
 /** Who an error page is for when the request failed before its visitor was known. */
-const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null } };
+const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null }, killSwitch: null, docsUrl: '/' };
 
 /**
  * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
@@ -92,7 +95,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
     res.set({ 'Content-Type': `${found[0]}; charset=utf-8`, 'Cache-Control': 'no-cache' }).send(found[1]);
   });
   app.use(express.urlencoded({ extended: false, limit: config.bodyLimitBytes, parameterLimit: 100 }));
-  app.use(loadVisitor(services, context.cookies));
+  app.use(loadVisitor(services, context.cookies, `${config.baseUrl}/docs`));
 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
   app.get('/challenge', async (req, res, next) => {
@@ -114,6 +117,9 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
   app.get('/', (_req, res) => res.redirect(303, visitorOf(res).session ? '/overview' : '/login'));
   app.use(authRoutes(context));
   app.use(overviewRoutes(context));
+  app.use(orderRoutes(context));
+  app.use(ideaRoutes(context));
+  app.use(contactRoutes(context));
   app.use(developerRoutes(context));
   app.use(webhookRoutes(context));
   app.use(safetyRoutes(context));

@@ -3,16 +3,18 @@ import type { Visitor } from './visitor.js';
 
 const SECTIONS = [
   { path: '/overview', label: 'Overview' },
-  { path: '/developer', label: 'Developer' },
-  { path: '/safety', label: 'Safety' },
+  { path: '/orders', label: 'Orders' },
+  { path: '/ideas', label: 'Ideas' },
   { path: '/policy', label: 'Policy' },
+  { path: '/safety', label: 'Safety' },
+  { path: '/developer', label: 'Developer' },
 ] as const;
 
 export interface PageOptions {
   title: string;
   visitor: Visitor;
   /** The nav entry of this page. */
-  section?: (typeof SECTIONS)[number]['path'];
+  section?: (typeof SECTIONS)[number]['path'] | '/contact';
   notice?: string | null;
   /** What went wrong with the last form (a problem's detail, and the fields it names). */
   error?: { detail: string; fields?: { field: string; detail: string }[] } | null;
@@ -25,11 +27,21 @@ export function csrfField(visitor: Visitor): Html {
 }
 
 function navigation(visitor: Visitor, section: string | undefined): Html {
-  if (!visitor.session) return html``;
+  if (!visitor.session) {
+    return html`<nav aria-label="Dashboard"><ul><li><a href="/login">Log in</a></li><li><a href="/signup">Sign up</a></li><li><a href="/contact"${section === '/contact' ? html` aria-current="page"` : html``}>Contact</a></li><li><a href="${visitor.docsUrl}">API docs</a></li></ul></nav>`;
+  }
   return html`<nav aria-label="Dashboard"><ul>
 ${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === section ? html` aria-current="page"` : html``}>${s.label}</a></li>`)}
 </ul>
 <form method="post" action="/logout" class="logout">${csrfField(visitor)}<span>${visitor.session.email}</span> <button type="submit">Log out</button></form></nav>`;
+}
+
+/** On every page while approvals are stopped: since when, by whom, why, and where to release it. */
+function killSwitchBanner(visitor: Visitor): Html | '' {
+  const state = visitor.killSwitch;
+  if (!state?.engaged) return '';
+  const since = state.engaged_at ? html` since <time datetime="${state.engaged_at}">${state.engaged_at.slice(0, 16).replace('T', ' ')} UTC</time>` : '';
+  return html`<div class="kill-banner" role="status"><p><strong>The ${state.level === 'global' ? 'global ' : ''}kill switch is engaged</strong>${since} by ${state.engaged_by_name ?? 'unknown'}${state.reason ? html`: “${state.reason}”` : ''}. No order can be approved. ${state.level === 'global' ? 'Operators release it.' : html`<a href="/safety">Release it on the Safety page</a>.`}</p></div>`;
 }
 
 export function page(options: PageOptions): string {
@@ -39,10 +51,11 @@ export function page(options: PageOptions): string {
 <title>${title} · Investment Automation dashboard</title>
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/dashboard.css"><script src="/assets/dashboard.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a>
-<header><p class="brand">Investment Automation</p>${navigation(visitor, section)}</header>
+<header><p class="brand">Investment Automation</p>${navigation(visitor, section)}${killSwitchBanner(visitor)}</header>
 <main id="main"><h1>${title}</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${error ? html`<div class="error" role="alert"><p>${error.detail}</p>${error.fields?.length ? html`<ul>${error.fields.map((f) => html`<li><strong>${f.field || 'request'}</strong> ${f.detail}</li>`)}</ul>` : ''}</div>` : ''}
 ${body}
-</main></body></html>`.value;
+</main>
+<footer><ul><li><a href="${visitor.docsUrl}">API documentation</a></li><li><a href="/contact">Contact us</a></li></ul></footer></body></html>`.value;
 }

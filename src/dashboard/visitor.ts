@@ -3,6 +3,7 @@ import { parse as parseCookies, serialize } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 import { authorize, humanPrincipal, type Actor, type ActorOperation, type Origin } from '../auth/authorize.js';
 import type { Services } from '../services/index.js';
+import type { NamedKillSwitch } from '../services/kill-switch-names.js';
 import { SESSION_TTL_MS, type Session } from '../services/sessions.js';
 
 /** Who is looking at a page: the signed-in human (or nobody) and the CSRF token of their forms. */
@@ -14,6 +15,10 @@ export interface Visitor {
   /** What the CSRF token is bound to: the session's hash, or the pre-session cookie before login. */
   anchor: string;
   origin: Origin;
+  /** The kill switch in force for the signed-in person's account, with who engaged it by name (every page's banner). */
+  killSwitch: NamedKillSwitch | null;
+  /** The API's interactive documentation (its own origin). */
+  docsUrl: string;
 }
 
 export interface CookieNames {
@@ -46,7 +51,7 @@ export function visitorOf(res: Response): Visitor {
 }
 
 /** Loads the visitor of every request; a visitor without session gets a pre-session cookie for the CSRF tokens of login and sign-up. */
-export function loadVisitor(services: Services, names: CookieNames) {
+export function loadVisitor(services: Services, names: CookieNames, docsUrl: string) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const cookies = parseCookies(req.headers.cookie ?? '');
@@ -63,7 +68,10 @@ export function loadVisitor(services: Services, names: CookieNames) {
         csrf: services.sessions.csrfToken(anchor!),
         anchor: anchor!,
         origin: { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.headers['user-agent'] ?? null },
+        killSwitch: null,
+        docsUrl,
       };
+      if (session) visitor.killSwitch = await services.killSwitchNames.state(actorFor(visitor, 'getKillSwitch'));
       (res.locals as { visitor: Visitor }).visitor = visitor;
       next();
     } catch (error) {

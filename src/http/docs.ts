@@ -45,13 +45,14 @@ function sendJson(res: express.Response, value: unknown): void {
   sendBody(res.req, res, JSON.stringify(value));
 }
 
-const DOCS_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
+const docsHtml = (dashboardUrl: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
 <body><p id="other-interfaces" style="font:14px/1.5 system-ui,sans-serif;margin:0;padding:.6rem 1.25rem;background:#eef3fc;color:#1f2328">
 GraphQL: <a href="/graphql"><code>/graphql</code></a> answers the same operations with the same tokens and scopes (each root field names
 its operationId; send <code>Authorization: Bearer</code>, introspection included). Errors of every interface are
-<a href="/problems">problem types</a>.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+<a href="/problems">problem types</a>. Credentials (client id and secret) are created in the
+<a href="${escapeAttribute(dashboardUrl)}/developer">dashboard</a>, where a person also approves orders and signs policies.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 // "Try it" calls the origin the page was opened from, whatever BASE_URL says, so the page's CSP (connect-src
 // 'self') never blocks it behind a proxy or under another host name.
@@ -72,14 +73,17 @@ const DOCS_INIT = `fetch('/openapi.json')
   });
 `;
 
-export function docsRouter(baseUrl: string): Router {
+const escapeAttribute = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** `dashboardUrl` answers the dashboard's address when a page is served (its port may be chosen at listen). */
+export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router {
   const router = express.Router();
   const html = (res: express.Response, status: number, body: string) => {
     res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP });
     sendBody(res.req, res, body);
   };
 
-  router.get('/docs', (_req, res) => html(res, 200, DOCS_HTML));
+  router.get('/docs', (_req, res) => html(res, 200, docsHtml(dashboardUrl())));
   router.get('/docs/init.js', (req, res) => {
     res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
     sendBody(req, res, DOCS_INIT);

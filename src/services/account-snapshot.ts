@@ -1,12 +1,24 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { PolicyRow } from '../../db/schema.js';
+import { DASHBOARD_CLIENT_ID } from '../auth/authorize.js';
 import type { AccountState } from './checks.js';
 import { dayOf, PAPER_CURRENCY, value, type Position } from './ledger.js';
 import type { PriceSource } from './market-data.js';
 import { dec, type Dec } from './money.js';
 import { validPolicy, type Policy } from './policies.js';
 import type { Queryable } from './store.js';
+
+/** A proposed order still waiting for a decision (not yet expired), with the mode of the idea that proposed it. */
+export interface PendingOrder {
+  id: string;
+  mode: string | null;
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: Dec;
+  /** Its worst-case notional when proposed (the limit for a buy limit, else the price then). */
+  notional: Dec;
+}
 
 /** An account as one statement reads it: paper account (virtual until its first fill), positions, policy, today's notional. */
 export interface AccountSnapshot {
@@ -16,6 +28,10 @@ export interface AccountSnapshot {
   positions: Position[];
   policy: Policy | null;
   tradedToday: Dec;
+  /** The orders still proposed at `now`, oldest first. */
+  pending: PendingOrder[];
+  /** The display name of the client `clientId` (or of the account's person when `clientId` is the dashboard's). */
+  actorName: string | null;
 }
 
 /**
@@ -23,12 +39,23 @@ export interface AccountSnapshot {
  * total, account_days), in one statement. A policy in force that is invalid (stored before limits were bounded) is 409 `policy-invalid`: every
  * reader of a snapshot uses the policy.
  */
-export async function readSnapshot(db: Queryable, accountId: string, startingCash: string, dayStart: Date): Promise<AccountSnapshot> {
+export async function readSnapshot(db: Queryable, accountId: string, startingCash: string, dayStart: Date, now: Date, clientId: string): Promise<AccountSnapshot> {
   const row = await db
     .selectFrom('accounts as a')
     .leftJoin('paper_accounts as pa', 'pa.account_id', 'a.id')
-    .select(['pa.cash', 'pa.currency', 'pa.updated_at', 'a.created_at'])
+    .select(['pa.cash', 'pa.currency', 'pa.updated_at', 'a.created_at', 'a.name'])
     .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('orders as o')
+          .leftJoin('ideas as i', 'i.id', 'o.idea_id')
+          .select(['o.id', 'i.mode', 'o.symbol', 'o.side', sql<string>`o.quantity::text`.as('quantity'), sql<string>`o.notional::text`.as('notional')])
+          .whereRef('o.account_id', '=', 'a.id')
+          .where('o.status', '=', 'proposed')
+          .where('o.expires_at', '>', now)
+          .orderBy('o.id'),
+      ).as('pending'),
+      eb.selectFrom('api_clients as c').select('c.name').where('c.client_id', '=', clientId).as('client_name'),
       jsonArrayFrom(
         eb
           .selectFrom('positions as s')
@@ -53,6 +80,8 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
     positions: row.positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
     policy: row.policy ? validPolicy(row.policy as unknown as PolicyRow) : null,
     tradedToday: dec(row.traded_today ?? '0'),
+    pending: row.pending.map((o) => ({ id: o.id, mode: o.mode, symbol: o.symbol, side: o.side, quantity: dec(o.quantity), notional: dec(o.notional) })),
+    actorName: clientId === DASHBOARD_CLIENT_ID ? row.name : row.client_name,
   };
 }
 

@@ -21,6 +21,7 @@ import { GoalService } from './goals.js';
 import { IdeaService } from './ideas/service.js';
 import { KillSwitchService } from './kill-switch.js';
 import { paperLockWarmUp } from './ledger.js';
+import { KillSwitchNames } from './kill-switch-names.js';
 import { SimulatedPriceSource, type PriceSource } from './market-data.js';
 import { MetaService } from './meta.js';
 import { OAuthService } from './oauth.js';
@@ -33,6 +34,8 @@ import { ReportService } from './reports/daily.js';
 import { SessionService } from './sessions.js';
 import { Store } from './store.js';
 import { WebhookEndpoints } from './webhooks/endpoints.js';
+import { ValueHistory } from './value-history.js';
+import { ChecklistMarks } from './checklist-marks.js';
 
 /**
  * Every use case, bound to its database, clock, prices and configuration: the application's use-case table (for
@@ -47,6 +50,12 @@ export interface Services {
   ideas: IdeaService;
   orders: OrderService;
   killSwitch: KillSwitchService;
+  /** The kill switch as people read it (the dashboard): who by name, and its history. */
+  killSwitchNames: KillSwitchNames;
+  /** The account's value over time, from the ledger (the dashboard's chart). */
+  valueHistory: ValueHistory;
+  /** What a new person has done of the first-hour checklist that no other record shows (following the docs link). */
+  checklist: ChecklistMarks;
   reports: ReportService;
   events: EventService;
   oauth: OAuthService;
@@ -120,6 +129,9 @@ export async function createServices(
       ideas: new IdeaService(ctx),
       orders: new OrderService(ctx),
       killSwitch: new KillSwitchService(ctx),
+      killSwitchNames: new KillSwitchNames(() => store.db),
+      valueHistory: new ValueHistory(ctx),
+      checklist: new ChecklistMarks(() => store.db, clock),
       reports: new ReportService(ctx),
       events: new EventService(ctx),
       oauth,

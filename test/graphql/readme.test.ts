@@ -9,10 +9,12 @@ const run = promisify(execFile);
 describe('the README GraphQL examples', () => {
   let service: ServiceProcess;
 
-  before(async () => {
+  // Starting a service (a process of its own on the embedded database) takes seconds, more on a busy machine.
+  before(async function () {
+    this.timeout(120_000);
     service = await startServiceProcess();
   });
-  after(() => service.stop());
+  after(() => service?.stop());
 
   it('work as written against a fresh `--demo` server, after the walk-through’s token step', async function () {
     this.timeout(60_000);
@@ -22,10 +24,8 @@ describe('the README GraphQL examples', () => {
     const block = /<!-- graphql:start -->\s*```sh\n([\s\S]*?)```\s*<!-- graphql:end -->/.exec(readme)?.[1];
     expect(block, 'README GraphQL block').to.be.a('string');
     const { id, secret } = service.credentials();
-    const script = `${setup}\n${block}`
-      .replace(/^export CLIENT_ID=.*$/m, `export CLIENT_ID='${id}' CLIENT_SECRET='${secret}'`)
-      .replace('API=http://localhost:3000', `API=http://127.0.0.1:${service.port}`);
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script]);
+    const script = `${setup}\n${block}`.replace(/^export CLIENT_ID=.*$/m, `export CLIENT_ID='${id}' CLIENT_SECRET='${secret}'`);
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, PORT: String(service.port) } });
     expect(stdout.trim().split('\n')).to.deep.equal(['{ engaged: false }', 'filled']);
   });
 });

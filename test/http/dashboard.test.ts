@@ -1,44 +1,6 @@
 import { expect } from 'chai';
-import { solveChallenge } from '../../scripts/solve-challenge.js';
+import { Visitor } from '../support/dashboard-visitor.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-/** A cookie-keeping visitor of the dashboard, speaking plain HTTP (no browser). */
-class Visitor {
-  cookies = new Map<string, string>();
-  lastSetCookie: string[] = [];
-
-  constructor(readonly base: string) {}
-
-  async fetch(path: string, init: RequestInit = {}) {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(`${this.base}${path}`, { ...init, headers, redirect: 'manual' });
-    this.lastSetCookie = response.headers.getSetCookie();
-    for (const line of this.lastSetCookie) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      if (value) this.cookies.set(name!, value);
-      else this.cookies.delete(name!);
-    }
-    return response;
-  }
-
-  async csrf(path: string): Promise<string> {
-    const page = await (await this.fetch(path)).text();
-    return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-  }
-
-  post(path: string, form: Record<string, string>) {
-    return this.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-  }
-
-  /** Logs in through the login form (`csrfFrom`: a signed-in visitor takes the token of a page of their session). */
-  async logIn(email: string, password: string, csrfFrom = '/login') {
-    const csrf = await this.csrf(csrfFrom);
-    const issued = (await (await this.fetch('/challenge?purpose=login')).json()) as { challenge: string; difficulty: number };
-    return this.post('/login', { email, password, _csrf: csrf, challenge_solution: solveChallenge(issued.challenge, issued.difficulty) });
-  }
-}
 
 describe('dashboard sessions, CSRF and headers (HTTP)', () => {
   let server: TestServer;

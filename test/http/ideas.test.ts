@@ -323,13 +323,18 @@ describe('trade ideas', () => {
       expect((await server.api.get('/v1/ideas?mode=rebalance', { token })).body.data).to.deep.equal([]);
     });
 
-    it('returns one idea with its orders in their current states', async () => {
-      const idea = (await server.api.get(`/v1/ideas/${ids[0]}`, { token })).body;
+    it('returns one idea with its orders in their current states (an earlier idea’s, superseded by the next, cancelled)', async () => {
+      const idea = (await server.api.get(`/v1/ideas/${ids[2]}`, { token })).body;
       const rejected = await server.api.post(`/v1/orders/${idea.orders[0].id}/reject`, { token, json: { reason: 'not now' } });
       expect(rejected.status).to.equal(200);
-      const current = await server.api.get(`/v1/ideas/${ids[0]}`, { token });
+      const current = await server.api.get(`/v1/ideas/${ids[2]}`, { token });
       expect(current.status).to.equal(200);
       expect(current.body.orders.map((o: any) => o.status)).to.deep.equal(['rejected', 'proposed']);
+      const earlier = (await server.api.get(`/v1/ideas/${ids[0]}`, { token })).body;
+      expect(earlier.orders.map((o: any) => [o.status, o.events.at(-1).reason])).to.deep.equal([
+        ['cancelled', `superseded by idea ${ids[1]}`],
+        ['cancelled', `superseded by idea ${ids[1]}`],
+      ]);
     });
 
     it('returns 404 for an unknown idea and for another account’s idea', async () => {

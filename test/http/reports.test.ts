@@ -112,6 +112,8 @@ describe('daily reports', () => {
       ]);
       expect(decisions[0]).to.include({ decided_by_client_id: null, symbol: 'VTI', side: 'buy', quantity: 1 });
       expect(decisions[1]).to.include({ decided_by_client_id: holder.clientId, quantity: 10 });
+      expect(decisions[1].decided_by, 'who decided, by name').to.deep.equal({ kind: 'client', name: 'API client' });
+      expect(decisions[0].decided_by).to.deep.equal({ kind: 'system', name: 'the service' });
       expect(decisions[3]).to.include({ decided_by_client_id: holder.clientId, reason: 'too much VTI this week' });
       expect(decisions[4]).to.include({ decided_by_client_id: holder.clientId, reason: 'bonds can wait' });
       for (const d of decisions.filter((d: any) => d.outcome !== 'blocked')) expect(d.failed_checks).to.deep.equal([]);

@@ -1,5 +1,7 @@
 // The dashboard's only script (served by the service; the CSP allows no other): it solves the proof-of-work
-// challenge of the sign-up and login forms with Web Crypto, and copies a new client secret to the clipboard.
+// challenge of the sign-up, login and contact forms with Web Crypto, copies a new client secret to the clipboard, and
+// lets the policy form's allocation rows be added and removed with a running sum. Every form works without it but
+// the proof of work; the server checks everything again.
 'use strict';
 
 (function () {
@@ -65,4 +67,41 @@
       }
     });
   });
+
+  // The policy form's allocation: add and remove rows, and keep the total of the weights in view.
+  var allocation = document.querySelector('fieldset.allocation');
+  if (allocation) {
+    var body = allocation.querySelector('tbody');
+    var template = document.getElementById('allocation-row');
+    var output = document.getElementById('allocation-sum');
+    var add = document.getElementById('add-row');
+    var update = function () {
+      var cents = 0;
+      var valid = true;
+      allocation.querySelectorAll('input[name="target_percent"]').forEach(function (input) {
+        var value = input.value.trim();
+        if (value === '') return;
+        if (!/^\d{1,3}(\.\d{1,6})?$/.test(value)) valid = false;
+        else cents += Math.round(Number(value) * 1e6);
+      });
+      var total = cents / 1e6;
+      output.textContent = valid ? String(total) : '?';
+      output.parentNode.lastChild.textContent = valid && cents === 100e6 ? ' %' : ' % (must be 100 %)';
+    };
+    add.hidden = false;
+    add.addEventListener('click', function () {
+      body.appendChild(template.content.cloneNode(true));
+      body.lastElementChild.querySelector('input').focus();
+      update();
+    });
+    allocation.addEventListener('click', function (event) {
+      var button = event.target.closest('button.remove-row');
+      if (!button) return;
+      button.closest('tr').remove();
+      update();
+      add.focus();
+    });
+    allocation.addEventListener('input', update);
+    update();
+  }
 })();

@@ -50,12 +50,12 @@ ${SCOPES.map((scope) => html`<div class="check"><input type="checkbox" id="scope
 
 function clientTable(clients: ClientView[]): Html {
   if (clients.length === 0) return html`<p>No clients yet.</p>`;
-  return html`<table><caption>Your API clients</caption>
+  return html`<table class="cards"><caption>Your API clients</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${clients.map(
-    (c) => html`<tr><td>${c.name}</td><td><code>${c.client_id}</code></td><td>${c.scopes.join(' ')}</td><td>${when(c.created_at)}</td><td>${when(c.last_used_at)}</td>
-<td>${c.revoked_at ? html`revoked ${when(c.revoked_at)}` : c.rotated_at ? html`active (rotated ${when(c.rotated_at)})` : 'active'}</td>
-<td>${c.revoked_at ? '' : html`<a href="/developer/clients/${c.client_id}/rotate">Rotate<span class="visually-hidden"> ${c.name}</span></a> <a href="/developer/clients/${c.client_id}/revoke">Revoke<span class="visually-hidden"> ${c.name}</span></a>`}</td></tr>`,
+    (c) => html`<tr><td data-label="Name">${c.name}</td><td data-label="Client ID"><code>${c.client_id}</code></td><td data-label="Scopes">${c.scopes.join(' ')}</td><td data-label="Created">${when(c.created_at)}</td><td data-label="Last used">${when(c.last_used_at)}</td>
+<td data-label="Status">${c.revoked_at ? html`revoked ${when(c.revoked_at)}` : c.rotated_at ? html`active (rotated ${when(c.rotated_at)})` : 'active'}</td>
+<td data-label="Actions">${c.revoked_at ? '' : html`<a href="/developer/clients/${c.client_id}/rotate">Rotate<span class="visually-hidden"> ${c.name}</span></a> <a href="/developer/clients/${c.client_id}/revoke">Revoke<span class="visually-hidden"> ${c.name}</span></a>`}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -111,7 +111,7 @@ export function developerRoutes({ services }: DashboardContext): Router {
       if (!client) return show(res, 404, { title: confirm.title, error: { detail: 'You have no active client with this id.' }, body: html`<p><a href="/developer">Back to Developer</a></p>` });
       show(res, 200, {
         title: confirm.title,
-        body: html`<p>${confirm.title} <strong>${client.name}</strong> (<code>${client.client_id}</code>)?</p><p>${confirm.text}</p>
+        body: html`<p>${confirm.title} <strong>${client.name}</strong> (scopes ${client.scopes.join(' ')}, created ${when(client.created_at)})?</p><p>${confirm.text}</p>
 <form method="post" action="/developer/clients/${client.client_id}/${action}" class="actions">${csrfField(visitor)}<button type="submit" class="danger">${confirm.button}</button> <a href="/developer">Cancel</a></form>`,
       });
     });

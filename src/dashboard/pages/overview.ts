@@ -1,43 +1,66 @@
 import { Router } from 'express';
 import type { DashboardContext } from '../context.js';
+import { allocationChart, valueChart, type AllocationRow } from '../charts.js';
+import { checklist } from '../checklist.js';
+import { at, moneyFormat, percent, quantity } from '../format.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
-import { sendPage } from '../respond.js';
+import { ordersTable } from '../orders-view.js';
+import { sendPage, seeOther } from '../respond.js';
 import { actorFor, visitorOf } from '../visitor.js';
+import type { Policy } from '../../services/policies.js';
 import { requireSession } from './auth.js';
 
-const RECENT_ORDERS = 20;
-const money = (amount: number, currency: string) => `${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
+const RECENT_ORDERS = 5;
+const TODAY_ORDERS = 100;
 
-/** What the account's assistants did: the paper portfolio and the recent orders with their states. */
+/** Where the account stands at a glance: value, cash, allocation against target, value over time, today, what waits for a decision. */
 export function overviewRoutes({ services }: DashboardContext): Router {
   const router = Router();
   router.get('/overview', requireSession, async (_req, res) => {
     const visitor = visitorOf(res);
     const portfolio = await services.portfolio.get(actorFor(visitor, 'getPortfolio'), 'US');
-    const orders = await services.orders.list(actorFor(visitor, 'listOrders'), { limit: RECENT_ORDERS });
-    const cur = portfolio.currency;
-    const holdings = portfolio.holdings.length
-      ? html`<table><caption>Holdings (${portfolio.market})</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th><th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
-<tbody>${portfolio.holdings.map((h) => html`<tr><td>${h.symbol}</td><td>${h.quantity}</td><td>${money(h.average_cost, cur)}</td><td>${money(h.last_price, cur)}</td><td>${money(h.market_value, cur)}</td><td>${money(h.unrealized_pnl, cur)}</td><td>${(h.weight * 100).toFixed(1)} %</td></tr>`)}</tbody></table>`
-      : html`<p>No holdings yet.</p>`;
-    const recent = orders.data.length
-      ? html`<table><caption>Recent orders (newest first)</caption><thead><tr><th scope="col">Created</th><th scope="col">Symbol</th><th scope="col">Side</th><th scope="col">Quantity</th><th scope="col">Status</th><th scope="col">Fill price</th><th scope="col">Last change by</th></tr></thead>
-<tbody>${orders.data.map((o) => html`<tr><td><time datetime="${o.created_at}">${o.created_at.slice(0, 16).replace('T', ' ')} UTC</time></td><td>${o.symbol}</td><td>${o.side}</td><td>${o.quantity}</td><td>${o.status}</td><td>${o.fill_price === null ? '—' : money(o.fill_price, cur)}</td><td>${o.events.at(-1)?.client_id ?? '—'}</td></tr>`)}</tbody></table>`
-      : html`<p>No orders yet. Orders appear here when an assistant generates ideas.</p>`;
-    sendPage(
-      res,
-      200,
-      page({
-        title: 'Overview',
-        visitor,
-        section: '/overview',
-        body: html`<section aria-labelledby="portfolio-heading"><h2 id="portfolio-heading">Paper portfolio</h2>
-<dl class="summary"><dt>Cash</dt><dd>${money(portfolio.cash, cur)}</dd><dt>Market value</dt><dd>${money(portfolio.market_value, cur)}</dd><dt>Total value</dt><dd>${money(portfolio.total_value, cur)}</dd><dt>As of</dt><dd><time datetime="${portfolio.as_of}">${portfolio.as_of.slice(0, 19).replace('T', ' ')} UTC</time></dd></dl>
-${holdings}</section>
-<section aria-labelledby="orders-heading"><h2 id="orders-heading">Orders</h2>${recent}</section>`,
-      }),
-    );
+    const policy: Policy | null = await services.policies.current(actorFor(visitor, 'getCurrentPolicy')).catch(() => null);
+    const history = await services.valueHistory.of(actorFor(visitor, 'getPortfolio'));
+    const pending = await services.orders.list(actorFor(visitor, 'listOrders'), { status: 'proposed', limit: RECENT_ORDERS });
+    const recent = await services.orders.list(actorFor(visitor, 'listOrders'), { limit: TODAY_ORDERS });
+    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), [...pending.data, ...recent.data].map((o) => o.idea_id));
+    const money = moneyFormat(portfolio.currency);
+
+    const today = portfolio.as_of.slice(0, 10);
+    const todays = recent.data.filter((o) => o.updated_at.slice(0, 10) === today);
+    const byStatus = new Map<string, number>();
+    for (const o of todays) byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
+    const traded = todays.filter((o) => o.status === 'filled' && o.filled_at?.slice(0, 10) === today).reduce((sum, o) => sum + o.notional, 0);
+
+    const weights = new Map(portfolio.holdings.map((h) => [h.symbol, h.weight]));
+    const rows: AllocationRow[] = [...new Set([...(policy?.target_allocation.map((t) => t.symbol) ?? []), ...weights.keys()])].map((symbol) => ({
+      symbol,
+      target: policy?.target_allocation.find((t) => t.symbol === symbol)?.weight ?? 0,
+      current: weights.get(symbol) ?? 0,
+    }));
+    const cashWeight = portfolio.total_value > 0 ? portfolio.cash / portfolio.total_value : 1;
+
+    const body = html`${await checklist(services, visitor)}
+<section aria-labelledby="glance-heading"><h2 id="glance-heading">At a glance</h2>
+<dl class="tiles"><div><dt>Total value</dt><dd>${money(portfolio.total_value)}</dd></div><div><dt>Cash</dt><dd>${money(portfolio.cash)}</dd></div><div><dt>Invested</dt><dd>${money(portfolio.market_value)}</dd></div><div><dt>Awaiting your decision</dt><dd><a href="/orders?status=proposed">${pending.data.length}${pending.next_cursor ? '+' : ''} ${pending.data.length === 1 ? 'order' : 'orders'}</a></dd></div></dl>
+<p class="help">Prices as of ${at(portfolio.as_of)}.</p></section>
+<section aria-labelledby="alloc-heading"><h2 id="alloc-heading">Allocation</h2>${rows.length ? html`${allocationChart(rows)}<p>Cash is ${(cashWeight * 100).toFixed(1)}% of the portfolio.</p>` : html`<p>No target yet: <a href="/policy">sign a policy</a> to set one.</p>`}</section>
+<section aria-labelledby="holdings-heading"><h2 id="holdings-heading">Holdings</h2>${portfolio.holdings.length
+      ? html`<table class="cards"><caption>Holdings (${portfolio.market})</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th><th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
+<tbody>${portfolio.holdings.map((h) => html`<tr><td data-label="Symbol">${h.symbol}</td><td data-label="Quantity">${quantity(h.quantity)}</td><td data-label="Average cost">${money(h.average_cost)}</td><td data-label="Last price">${money(h.last_price)}</td><td data-label="Market value">${money(h.market_value)}</td><td data-label="Unrealised P&amp;L">${money(h.unrealized_pnl)}</td><td data-label="Weight">${percent(h.weight)}</td></tr>`)}</tbody></table>`
+      : html`<p>No holdings yet: everything is in cash.</p>`}</section>
+<section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>${valueChart(history, money)}</section>
+<section aria-labelledby="today-heading"><h2 id="today-heading">Today</h2>${todays.length ? html`<p>${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${money(traded)} traded.</p>` : html`<p>No order activity today.</p>`}</section>
+<section aria-labelledby="pending-heading"><h2 id="pending-heading">Awaiting your decision</h2>${pending.data.length ? html`${ordersTable(visitor, pending.data, { caption: 'Proposed orders (newest first)', back: '/overview', modes })}<p><a href="/orders?status=proposed">All proposed orders</a> · <a href="/ideas">Ideas and their reasons</a></p>` : html`<p>Nothing waits for you. When an API client generates ideas, their orders appear here for you to approve or reject.</p>`}</section>`;
+    sendPage(res, 200, page({ title: 'Overview', visitor, section: '/overview', body }));
+  });
+
+  /** The checklist's docs link: marks the step, then on to the API's documentation. */
+  router.get('/go/docs', requireSession, async (_req, res) => {
+    const visitor = visitorOf(res);
+    await services.checklist.mark(actorFor(visitor, 'listClients'), 'docs');
+    seeOther(res, visitor.docsUrl);
   });
   return router;
 }

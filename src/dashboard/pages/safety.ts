@@ -1,20 +1,24 @@
 import { Router, type Request, type Response } from 'express';
 import type { DashboardContext } from '../context.js';
+import { at } from '../format.js';
 import { html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
 import { formError, seeOther, sendPage } from '../respond.js';
 import { actorFor, visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
 
+const HISTORY = 50;
+
 export function safetyRoutes({ services, contract }: DashboardContext): Router {
   const router = Router();
 
   async function safetyPage(res: Response, status: number, options: Pick<PageOptions, 'error' | 'notice'> = {}) {
     const visitor = visitorOf(res);
-    const state = await services.killSwitch.get(actorFor(visitor, 'getKillSwitch'));
+    const state = await services.killSwitchNames.state(actorFor(visitor, 'getKillSwitch'));
+    const history = await services.killSwitchNames.history(actorFor(visitor, 'getKillSwitch'), HISTORY);
     const status_ = state.engaged
       ? html`<p class="engaged"><strong>Engaged</strong>${state.level === 'global' ? ' (global: operators engaged it for every account)' : ''}: no order can be approved.</p>
-<dl><dt>Reason</dt><dd>${state.reason ?? '—'}</dd><dt>Since</dt><dd>${state.engaged_at ? html`<time datetime="${state.engaged_at}">${state.engaged_at.replace('T', ' ').slice(0, 19)} UTC</time>` : '—'}</dd><dt>Engaged by</dt><dd>${state.engaged_by ?? '—'}</dd></dl>`
+<dl class="summary"><dt>Reason</dt><dd>${state.reason ?? '—'}</dd><dt>Since</dt><dd>${at(state.engaged_at)}</dd><dt>Engaged by</dt><dd>${state.engaged_by_name ?? '—'}</dd></dl>`
       : html`<p class="released"><strong>Released</strong>: orders can be approved (subject to your policy and the risk gate).</p>`;
     const release =
       state.engaged && state.level === 'account'
@@ -26,11 +30,29 @@ export function safetyRoutes({ services, contract }: DashboardContext): Router {
         : state.engaged
           ? html`<p>The global kill switch is operated by the service's operators; it cannot be released here.</p>`
           : '';
-    const engage = html`<section aria-labelledby="engage-heading"><h2 id="engage-heading">Engage</h2>
+    // While it is engaged there is nothing to engage: the form would only confuse.
+    const engage = state.engaged
+      ? ''
+      : html`<section aria-labelledby="engage-heading"><h2 id="engage-heading">Engage</h2>
+<p>Stops every approval on your account, by you or any API client, until you release it here.</p>
 <form method="post" action="/safety/engage" class="stack">${csrfField(visitor)}
 <label for="engage-reason">Reason</label><input id="engage-reason" name="reason" required maxlength="500">
 <button type="submit" class="danger">Engage kill switch</button></form></section>`;
-    sendPage(res, status, page({ ...options, title: 'Safety', visitor, section: '/safety', body: html`<section aria-labelledby="state-heading"><h2 id="state-heading">Kill switch</h2>${status_}</section>${release}${engage}` }));
+    const log = history.length
+      ? html`<table class="cards"><caption>Engagements and releases (newest first)</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
+<tbody>${history.map((e) => html`<tr><td data-label="When">${at(e.at)}</td><td data-label="What">${e.level === 'global' ? 'global switch ' : ''}${e.action}</td><td data-label="By">${e.by}</td><td data-label="Reason">${e.reason ?? '—'}</td></tr>`)}</tbody></table>`
+      : html`<p>The kill switch has never been engaged on this account.</p>`;
+    sendPage(
+      res,
+      status,
+      page({
+        ...options,
+        title: 'Safety',
+        visitor,
+        section: '/safety',
+        body: html`<section aria-labelledby="state-heading"><h2 id="state-heading">Kill switch</h2>${status_}</section>${release}${engage}<section aria-labelledby="history-heading"><h2 id="history-heading">History</h2>${log}</section>`,
+      }),
+    );
   }
 
   router.get('/safety', requireSession, (req, res) => safetyPage(res, 200, { notice: typeof req.query.done === 'string' ? `Kill switch ${req.query.done === 'released' ? 'released' : 'engaged'}.` : null }));

@@ -20,18 +20,20 @@ export const describe = (t: ProposedTrade) => `${t.side} ${t.quantity.toFixed()}
 /** The price an order is checked at: the worse of its limit and the last price for a buy, the last price otherwise. */
 const unitOf = (trade: ProposedTrade, price: Dec) => (trade.side === 'buy' && trade.limit_price ? D.max(trade.limit_price, price) : price);
 
-/** `trade` in orders of at most `max` notional each (the last one holds the rest). */
+/**
+ * `trade` in the fewest equal orders of at most `max` notional each (the last one holds the rounding's rest). Equal
+ * parts rather than full ones and a remainder: another idea's split of a different amount then rarely repeats a
+ * part's quantity, which the risk gate would refuse as a duplicate of an order submitted within its window.
+ */
 function split(trade: ProposedTrade, unit: Dec, max: Dec): ProposedTrade[] {
   const perOrder = roundQuantity(max.dividedBy(unit));
   if (perOrder.lessThanOrEqualTo(0) || trade.quantity.lessThanOrEqualTo(perOrder)) return [trade];
-  const orders: ProposedTrade[] = [];
-  let left = trade.quantity;
-  while (left.greaterThan(0)) {
-    const quantity = D.min(left, perOrder);
-    orders.push({ ...trade, quantity });
-    left = left.minus(quantity);
+  // Rounding each part down leaves the last a little larger; one more part when that would pass `max` (at most twice).
+  for (let parts = trade.quantity.dividedBy(perOrder).ceil().toNumber(); ; parts++) {
+    const each = roundQuantity(trade.quantity.dividedBy(parts));
+    const last = trade.quantity.minus(each.times(parts - 1));
+    if (last.lessThanOrEqualTo(perOrder)) return [...Array.from({ length: parts - 1 }, () => ({ ...trade, quantity: each })), { ...trade, quantity: last }];
   }
-  return orders;
 }
 
 /**

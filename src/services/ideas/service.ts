@@ -1,16 +1,18 @@
 import type { components } from '../../../generated/api.js';
 import type { Actor } from '../../auth/authorize.js';
 import { ProblemError } from '../../problems.js';
-import { readSnapshot, stateOf } from '../account-snapshot.js';
+import { readSnapshot, type AccountSnapshot } from '../account-snapshot.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { startOfUtcDay } from '../ledger.js';
+import { lockPaperAccount, startOfUtcDay } from '../ledger.js';
 import { storeIdea } from '../orders/propose.js';
 import { keysetPage, type Page } from '../pagination.js';
 import { assertPaperMarket } from '../portfolio.js';
 import { investCash, rebalance, type Proposal } from './allocation.js';
 import { askAssistant } from './assistant.js';
 import { gate } from './gate.js';
+import { pendingAware } from './pending.js';
+import type { Queryable } from '../store.js';
 import { ideaView, withOrders, type Idea, type IdeaFilter, type IdeaRow } from './views.js';
 
 type GenerateIdeasRequest = components['schemas']['GenerateIdeasRequest'];
@@ -33,42 +35,63 @@ export class IdeaService {
 
   /**
    * Asks the engine `mode` selects for trades, keeps those that pass the policy check and stores them as one idea
-   * of proposed orders. No idea when there is nothing to do; the notes say why. Statements: one read of the account,
-   * one write of the idea with its orders and their events.
+   * of proposed orders. The idea knows what is pending: it supersedes the account's orders still proposed by earlier
+   * ideas of the same mode (cancelled in the same statement, each event naming the new idea), and the orders other
+   * modes still propose hold back their buys' cash and their sells' quantities, so the buys pending together never
+   * exceed the idle cash (a buy of this idea may also spend what this idea's own sells bring). It runs under the
+   * paper-account lock approvals take, so concurrent generations and approvals see each other. No idea when there is
+   * nothing to do; the notes say why. The assistant is asked before the lock, on the same reading of the account.
    */
   async generate(actor: Actor<'generateIdeas'>, request: GenerateIdeasRequest): Promise<Generated> {
     assertPaperMarket(request.market);
     const { store, clock, prices, config } = this.ctx;
     const assistant = config.assistant;
     const now = clock.now();
-    const snapshot = await readSnapshot(store.db, actor.accountId, config.paperStartingCash, startOfUtcDay(now));
-    const { policy } = snapshot;
-    if (!policy) throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
-    if (request.mode === 'assistant' && !assistant) {
-      throw new ProblemError('assistant-not-configured', 'Mode assistant needs an LLM endpoint (ASSISTANT_BASE_URL), and none is configured.');
+    const read = (db: Queryable) => readSnapshot(db, actor.accountId, config.paperStartingCash, startOfUtcDay(now), now, actor.clientId);
+    const policyOf = (snapshot: AccountSnapshot) => {
+      if (!snapshot.policy) throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
+      return snapshot.policy;
+    };
+    let asked: Proposal | null | undefined;
+    if (request.mode === 'assistant') {
+      if (!assistant) throw new ProblemError('assistant-not-configured', 'Mode assistant needs an LLM endpoint (ASSISTANT_BASE_URL), and none is configured.');
+      const snapshot = await read(store.db);
+      const policy = policyOf(snapshot);
+      const { state } = pendingAware(snapshot, prices, now, request.mode);
+      const priceOf = (symbol: string) => prices.quote(symbol, now).price;
+      asked = await askAssistant(assistant, { market: request.market, state, priceOf, policy, prices, instructions: request.instructions });
     }
 
-    const state = stateOf(snapshot, prices, now);
-    const priceOf = (symbol: string) => prices.quote(symbol, now).price;
-    let proposal: Proposal | null;
-    if (request.mode === 'rebalance') proposal = rebalance(state, priceOf, policy, request.market);
-    else if (request.mode === 'invest_cash') proposal = investCash(state, priceOf, policy, request.market);
-    else proposal = await askAssistant(assistant!, { market: request.market, state, priceOf, policy, prices, instructions: request.instructions });
-    if (!proposal || proposal.trades.length === 0) {
-      return { ideas: [], notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode]] };
-    }
+    return store.transaction(async (trx) => {
+      await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
+      const snapshot = await read(trx);
+      const policy = policyOf(snapshot);
+      const { state, supersedes, heldBack: held } = pendingAware(snapshot, prices, now, request.mode);
+      const priceOf = (symbol: string) => prices.quote(symbol, now).price;
+      let proposal: Proposal | null;
+      if (request.mode === 'rebalance') proposal = rebalance(state, priceOf, policy, request.market);
+      else if (request.mode === 'invest_cash') proposal = investCash(state, priceOf, policy, request.market);
+      else proposal = asked ?? null;
+      if (!proposal || proposal.trades.length === 0) {
+        return { ideas: [], notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode], ...held] };
+      }
 
-    const gated = gate(state, (symbol) => prices.quote(symbol, now), policy, proposal.trades);
-    if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes] };
-    const { row, orders } = await storeIdea(store.db, prices, now, {
-      accountId: actor.accountId,
-      clientId: actor.clientId,
-      mode: request.mode,
-      market: request.market,
-      rationale: [proposal.rationale, ...gated.notes].join(' '),
-      trades: gated.trades,
+      const gated = gate(state, (symbol) => prices.quote(symbol, now), policy, proposal.trades);
+      if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes, ...held] };
+      const notes = [...gated.notes, ...held];
+      if (supersedes.length > 0) notes.push(`Supersedes ${supersedes.length} ${supersedes.length === 1 ? 'order' : 'orders'} still proposed by earlier ${request.mode} ideas (cancelled): ${supersedes.join(', ')}.`);
+      const { row, orders } = await storeIdea(trx, prices, now, {
+        accountId: actor.accountId,
+        clientId: actor.clientId,
+        actorName: snapshot.actorName,
+        mode: request.mode,
+        market: request.market,
+        rationale: [proposal.rationale, ...notes].join(' '),
+        trades: gated.trades,
+        supersedes,
+      });
+      return { ideas: [ideaView(row, orders)], notes };
     });
-    return { ideas: [ideaView(row, orders)], notes: gated.notes };
   }
 
   /** Newest first; keyset pagination on the time-ordered id. */
@@ -79,6 +102,14 @@ export class IdeaService {
     if (filter.market) query = query.where('market', '=', filter.market);
     const page = await keysetPage<IdeaRow, string>(query, 'id', 'string', filter);
     return { data: await withOrders(db, page.data, this.ctx.clock.now()), next_cursor: page.next_cursor };
+  }
+
+  /** The mode of each of the account's ideas among `ids` (for naming who proposed an order: a client, or its assistant). */
+  async modesOf(actor: Actor<'listIdeas'>, ids: (string | null)[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    if (wanted.length === 0) return new Map();
+    const rows = await this.ctx.store.db.selectFrom('ideas').select(['id', 'mode']).where('account_id', '=', actor.accountId).where('id', 'in', wanted).execute();
+    return new Map(rows.map((r) => [r.id, r.mode]));
   }
 
   /** One idea of the account; another account's idea is simply not found. */

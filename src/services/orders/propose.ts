@@ -4,11 +4,11 @@ import { newId } from '../../ids.js';
 import { worstCaseNotional, type ProposedTrade } from '../checks.js';
 import { PAPER_CURRENCY } from '../ledger.js';
 import type { PriceSource } from '../market-data.js';
-import { eventRows } from '../events/outbox.js';
+import { eventRows, publish } from '../events/outbox.js';
 import { ideaView } from '../ideas/views.js';
 import type { Queryable } from '../store.js';
-import { orderView, type Order } from './views.js';
-import type { Insertable, Selectable } from 'kysely';
+import { actorOf, orderView, viewsOf, type Order } from './views.js';
+import { sql, type Insertable, type Selectable } from 'kysely';
 
 type IdeaMode = components['schemas']['IdeaMode'];
 
@@ -23,14 +23,22 @@ export interface NewIdea {
   market: string;
   rationale: string;
   trades: ProposedTrade[];
+  /** The display name of the client (or person) generating it, for its orders' first event. */
+  actorName?: string | null;
+  /** Earlier proposed orders this idea replaces: cancelled in the same statement, each event naming the new idea. */
+  supersedes?: string[];
 }
 
+/** The reason recorded on an order a newer idea replaced. */
+export const supersededReason = (ideaId: string) => `superseded by idea ${ideaId}`;
+
 /**
- * Stores an idea with its trades as `proposed` orders, each with its creation event, in one statement (so all of
- * it is stored or none). Ids carry wall-clock creation time (orders one millisecond apart within an idea), so lists
- * run newest first even under a pinned service clock.
+ * Stores an idea with its trades as `proposed` orders, each with its creation event, and cancels the orders it
+ * supersedes (those still proposed, each with its event), in one statement (so all of it is stored or none). Ids
+ * carry wall-clock creation time (orders one millisecond apart within an idea), so lists run newest first even under
+ * a pinned service clock. Answers the idea, its orders and the ids of the orders it cancelled.
  */
-export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, idea: NewIdea): Promise<{ row: Selectable<IdeasTable>; orders: Order[] }> {
+export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, idea: NewIdea): Promise<{ row: Selectable<IdeasTable>; orders: Order[]; superseded: string[] }> {
   const createdAt = Date.now();
   const ideaRow: Insertable<IdeasTable> = {
     id: newId('idea', createdAt),
@@ -62,7 +70,7 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
   const views = orders.map((o) =>
     orderView(
       { ...o, fill_price: null, filled_quantity: '0', failed_checks: null, filled_at: null },
-      [{ from: null, to: 'proposed', at: now.toISOString(), client_id: idea.clientId, reason: PROPOSED_REASON }],
+      [{ from: null, to: 'proposed', at: now.toISOString(), client_id: idea.clientId, actor: actorOf(idea.clientId, idea.actorName), reason: PROPOSED_REASON }],
       now,
     ),
   );
@@ -71,12 +79,52 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
     { accountId: idea.accountId, type: 'idea.generated', at: now, data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views) },
     ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
   ]);
-  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll()).with('published', (q) => q.insertInto('events').values(published).returning('id'));
+  let query = db
+    .with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll())
+    .with('published', (q) => q.insertInto('events').values(published).returning('id'))
+    .with('superseded', (q) =>
+      q
+        .updateTable('orders')
+        .set({ status: 'cancelled', updated_at: now })
+        .where('account_id', '=', idea.accountId)
+        .where('id', 'in', idea.supersedes?.length ? idea.supersedes : [''])
+        .where('status', '=', 'proposed')
+        .returning(['id', 'account_id']),
+    )
+    .with('cancelled', (q) =>
+      q
+        .insertInto('order_events')
+        .columns(['order_id', 'account_id', 'from_status', 'to_status', 'at', 'client_id', 'reason'])
+        .expression((eb) =>
+          eb
+            .selectFrom('superseded')
+            .select([
+              'superseded.id',
+              'superseded.account_id',
+              sql<string>`'proposed'`.as('from_status'),
+              sql<string>`'cancelled'`.as('to_status'),
+              sql<Date>`${now}::timestamptz`.as('at'),
+              sql<string>`${idea.clientId}::text`.as('client_id'),
+              sql<string>`${supersededReason(ideaRow.id)}::text`.as('reason'),
+            ]),
+        )
+        .returning('order_id'),
+    );
   if (orders.length > 0) {
     query = query
       .with('proposed', (q) => q.insertInto('orders').values(orders).returning('id'))
       .with('logged', (q) => q.insertInto('order_events').values(events).returning('id')) as unknown as typeof query;
   }
-  const row = await query.selectFrom('idea').selectAll().executeTakeFirstOrThrow();
-  return { row, orders: views };
+  const found = await query
+    .selectFrom('idea')
+    .selectAll('idea')
+    .select(sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded'))
+    .executeTakeFirstOrThrow();
+  const { superseded, ...row } = found;
+  if (superseded.length > 0) {
+    // Each superseded order's cancellation is an event too, holding the order as GET answers it now (cancelled).
+    const cancelled = await db.selectFrom('orders').selectAll().where('id', 'in', superseded).orderBy('id').execute();
+    await publish(db, (await viewsOf(db, cancelled, now)).map((order) => ({ accountId: idea.accountId, type: 'order.cancelled' as const, at: now, data: order })));
+  }
+  return { row: row as Selectable<IdeasTable>, orders: views, superseded };
 }

@@ -19,10 +19,11 @@ type Outcome = { order: Order } | { problem: ProblemError };
 
 type OrderEvent = Order['events'][number];
 
-const eventsOf = (row: OrderRow, steps: Step[]): OrderEvent[] => {
+/** The events `steps` record, as the contract shows them; `actorName` names the caller (the steps it took). */
+const eventsOf = (row: OrderRow, steps: Step[], actorName: string | null): OrderEvent[] => {
   let from: string = row.status;
   return steps.map((step) => {
-    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason });
+    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason, client_name: actorName, person_name: actorName });
     from = step.to;
     return event;
   });
@@ -65,7 +66,7 @@ export class OrderService {
     return this.settle(async (trx, now) => {
       const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
       const dayStart = startOfUtcDay(now);
-      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now);
+      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
       const expired = await this.expireIfDue(trx, state, now, 'approve');
       if (expired) return expired;
@@ -107,19 +108,19 @@ export class OrderService {
       failed.push(...riskGate(trade, quote, accountState, now, state.duplicate));
       if (failed.length > 0) {
         const steps: Step[] = [{ to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed }];
-        const blocked = await record(trx, row, steps, state.events);
+        const blocked = await record(trx, row, steps, state);
         return {
           problem: new ProblemError('checks-failed', `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`, {
             failed_checks: failed,
-            order: orderView(blocked, [...state.events, ...eventsOf(row, steps)], now),
+            order: orderView(blocked, [...state.events, ...eventsOf(row, steps, state.actorName)], now),
           }),
         };
       }
 
       const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
       if (!marketable(row, quote.price)) {
-        const resting = await record(trx, row, [submitted], state.events);
-        return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted])], now) };
+        const resting = await record(trx, row, [submitted], state);
+        return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted], state.actorName)], now) };
       }
       const steps: Step[] = [submitted, { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` }];
       const quantity = dec(row.quantity);
@@ -127,7 +128,7 @@ export class OrderService {
         trx,
         row,
         steps,
-        state.events,
+        state,
         { fill_price: quote.price.toFixed(), filled_quantity: row.quantity, filled_at: now },
         {
           price: quote.price,
@@ -140,7 +141,7 @@ export class OrderService {
           ),
         },
       );
-      return { order: orderView(filled, [...state.events, ...eventsOf(row, steps)], now) };
+      return { order: orderView(filled, [...state.events, ...eventsOf(row, steps, state.actorName)], now) };
     });
   }
 
@@ -156,20 +157,20 @@ export class OrderService {
   /** A trigger that needs no account state: lock the order, check its state, record the step. */
   private decide(actor: Actor<'rejectOrder' | 'cancelOrder'>, orderId: string, trigger: Trigger, from: OrderRow['status'][], to: OrderRow['status'], reason: string | undefined): Promise<Order> {
     return this.settle(async (trx, now) => {
-      const state = await lockOrder(trx, actor.accountId, orderId);
+      const state = await lockOrder(trx, actor.accountId, orderId, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
       const expired = await this.expireIfDue(trx, state, now, trigger);
       if (expired) return expired;
       if (!from.includes(state.row.status)) return { problem: invalidState(state.row, trigger) };
       const steps: Step[] = [{ to, at: now, clientId: actor.clientId, reason: reason ?? null }];
-      return { order: orderView(await record(trx, state.row, steps, state.events), [...state.events, ...eventsOf(state.row, steps)], now) };
+      return { order: orderView(await record(trx, state.row, steps, state), [...state.events, ...eventsOf(state.row, steps, state.actorName)], now) };
     });
   }
 
   /** A trigger touching a proposed order past its time records the expiry (dated when it expired) and is refused. */
-  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow; events: OrderEvent[] }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
+  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow; events: OrderEvent[]; actorName?: string | null }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
     if (!isDue(state.row, now)) return undefined;
-    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }], state.events);
+    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }], state);
     return { problem: invalidState(expired, trigger) };
   }
 

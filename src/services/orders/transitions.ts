@@ -142,15 +142,22 @@ function recordQuery(shape: string, steps: number, fieldNames: (keyof Fields)[],
   return compiled;
 }
 
+/** The order's events before the steps, and the caller's display name (the actor of the steps it takes). */
+export interface Prior {
+  events: Order['events'];
+  actorName?: string | null;
+}
+
 /**
  * The outbox events of the steps (`order.<state>`), each holding the order as GET answered it right after that
  * step: its state and history then (a submission's event shows the order submitted, its fill's event filled).
  */
-function orderEvents(row: OrderRow, steps: Step[], history: Order['events'], fields: Fields) {
+function orderEvents(row: OrderRow, steps: Step[], prior: Prior, fields: Fields) {
   let from: string = row.status;
-  const events = [...history];
+  const events = [...prior.events];
+  const name = prior.actorName ?? null;
   return steps.map((step, index) => {
-    events.push(eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason }));
+    events.push(eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason, client_name: name, person_name: name }));
     from = step.to;
     const final = index === steps.length - 1;
     const at: OrderRow = { ...row, ...(final ? fields : {}), status: step.to, updated_at: step.at };
@@ -160,17 +167,17 @@ function orderEvents(row: OrderRow, steps: Step[], history: Order['events'], fie
 
 /**
  * Writes the order's steps in one statement: the order's new state (the last step's), one event per step, their
- * outbox events (`history` is the order's events before these steps) and, for a fill, cash, the position and the
+ * outbox events (`prior`: the order's events before these steps and the caller's name) and, for a fill, cash, the position and the
  * fill record — all of it or nothing, in the caller's transaction.
  */
-export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], history: Order['events'], fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
+export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], prior: Prior, fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
   const last = steps[steps.length - 1]!;
   const failed = steps.find((step) => step.failedChecks)?.failedChecks;
   const day = startOfUtcDay(last.at);
   const later = last.at.getTime() > day.getTime();
   const values: RecordValues = { id: row.id, account_id: row.account_id, status: last.to, updated_at: last.at, ...fields };
   if (failed) values.failed_checks = JSON.stringify(failed);
-  eventRows(orderEvents(row, steps, history, fields)).forEach((event, i) =>
+  eventRows(orderEvents(row, steps, prior, fields)).forEach((event, i) =>
     Object.assign(values, { [`p${i}_id`]: event.id, [`p${i}_type`]: event.type, [`p${i}_data`]: event.data, [`p${i}_at`]: event.created_at }),
   );
   let from: string = row.status;

@@ -3,13 +3,14 @@ import { CompiledOnce } from '../../../db/compiled-query.js';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { components } from '../../../generated/api.js';
 import type { Database, Order as OrderRow, PolicyRow } from '../../../db/schema.js';
+import { DASHBOARD_CLIENT_ID } from '../../auth/authorize.js';
 import { RISK_LIMITS } from '../checks.js';
 import { GLOBAL_SCOPE, killSwitchView } from '../kill-switch.js';
 import { dayOf, NO_TRADES, type DayTotals, type Position } from '../ledger.js';
 import { dec } from '../money.js';
 import { storedPolicy, type Policy } from '../policies.js';
 import type { PolicyInvalidError } from '../policy-limits.js';
-import { eventView, type EventRow } from './views.js';
+import { eventNames, eventView, type EventRow } from './views.js';
 
 type KillSwitch = components['schemas']['KillSwitch'];
 type OrderEvent = components['schemas']['OrderEvent'];
@@ -24,32 +25,40 @@ export interface TriggerState {
   /** Today's running totals (UTC): the notional traded today and what to take back for the start-of-day value. */
   today: DayTotals;
   killSwitch: KillSwitch;
+  /** The display name of the caller (the client's, or the person's for the dashboard): its events' actor. */
+  actorName: string | null;
   /** Another idea's order of the same symbol, side and quantity was submitted (and not cancelled) within the risk gate's duplicate window. */
   duplicate: boolean;
 }
 
-/** The order (locked) with its events, in one statement; undefined when it is not the account's. */
-export async function lockOrder(trx: Transaction<Database>, accountId: string, orderId: string): Promise<{ row: OrderRow; events: OrderEvent[] } | undefined> {
+/** The caller's display name, as a column of a query over `orders as o`: the person's in the dashboard, else the client's. */
+const actorName = (clientId: string) =>
+  sql<string | null>`case when ${clientId}::text = ${sql.lit(DASHBOARD_CLIENT_ID)} then (select p.name from accounts p where p.id = o.account_id) else (select c.name from api_clients c where c.client_id = ${clientId}::text) end`.as('actor_name');
+
+/** The order (locked) with its events and the caller's name, in one statement; undefined when it is not the account's. */
+export async function lockOrder(trx: Transaction<Database>, accountId: string, orderId: string, clientId: string): Promise<{ row: OrderRow; events: OrderEvent[]; actorName: string | null } | undefined> {
   const found = await trx
     .selectFrom('orders as o')
     .selectAll('o')
-    .select((eb) => jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason']).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
+    .select(actorName(clientId))
+    .select((eb) => jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
     .where('o.id', '=', orderId)
     .where('o.account_id', '=', accountId)
     .forUpdate('o')
     .executeTakeFirst();
   if (!found) return undefined;
-  const { events, ...row } = found;
-  return { row: row as OrderRow, events: (events as EventRow[]).map(eventView) };
+  const { events, actor_name, ...row } = found;
+  return { row: row as OrderRow, events: (events as EventRow[]).map(eventView), actorName: actor_name };
 }
 
 /** The approval's read, compiled once (db/compiled-query.ts): its shape never changes, only the four values. */
-const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since'] as const, (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date }) =>
+const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since', 'clientId'] as const, (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date; clientId: string }) =>
   db
     .selectFrom('orders as o')
     .selectAll('o')
+    .select(actorName(v.clientId))
     .select((eb) => [
-      jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason']).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'),
+      jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'),
       jsonObjectFrom(eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'o.account_id').orderBy('p.version', 'desc').limit(1)).as('policy'),
       jsonArrayFrom(
         eb
@@ -108,11 +117,11 @@ const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since'] a
  * force and the duplicate-order check. Undefined when the order is not the account's. (Cash comes from the
  * paper-account lock the caller already holds.)
  */
-export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date): Promise<TriggerState | undefined> {
+export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date, clientId: string): Promise<TriggerState | undefined> {
   const since = new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs);
-  const found = (await approvalRead.execute(trx, { orderId, accountId, day: dayOf(dayStart), since })).rows[0];
+  const found = (await approvalRead.execute(trx, { orderId, accountId, day: dayOf(dayStart), since, clientId })).rows[0];
   if (!found) return undefined;
-  const { events, policy, positions, today, kill_switch, duplicate, ...row } = found;
+  const { events, policy, positions, today, kill_switch, duplicate, actor_name, ...row } = found;
   return {
     row: row as OrderRow,
     events: (events as EventRow[]).map(eventView),
@@ -123,8 +132,9 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
       : NO_TRADES,
     killSwitch: killSwitchView(kill_switch as never),
     duplicate: Boolean(duplicate),
+    actorName: actor_name,
   };
 }
 
 /** The approval's read with an order that does not exist: prepared on each connection before the service is ready. */
-export const approvalReadWarmUp = (db: Kysely<Database>) => approvalRead.with(db, { orderId: 'ord_warm_up', accountId: 'acct_warm_up', day: '2000-01-01', since: new Date(0) });
+export const approvalReadWarmUp = (db: Kysely<Database>) => approvalRead.with(db, { orderId: 'ord_warm_up', accountId: 'acct_warm_up', day: '2000-01-01', since: new Date(0), clientId: 'ias_client_warm_up' });

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { components } from '../../../generated/api.js';
 import type { Order as OrderRow } from '../../../db/schema.js';
+import { DASHBOARD_CLIENT_ID } from '../../auth/authorize.js';
 import { num } from '../money.js';
 import { publish } from '../events/outbox.js';
 import type { Queryable } from '../store.js';
@@ -7,6 +9,7 @@ import type { Queryable } from '../store.js';
 export type Order = components['schemas']['Order'];
 type OrderStatus = components['schemas']['OrderStatus'];
 type OrderEvent = components['schemas']['OrderEvent'];
+export type EventActor = components['schemas']['EventActor'];
 
 /** The triggers each state allows; every other trigger answers 409 invalid-state. */
 export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
@@ -35,7 +38,7 @@ export function isDue(row: Pick<OrderRow, 'status' | 'expires_at'>, now: Date): 
 export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order {
   if (isDue(row, now)) {
     const at = iso(row.expires_at)!;
-    return orderView({ ...row, status: 'expired', updated_at: row.expires_at }, [...events, { from: 'proposed', to: 'expired', at, client_id: null, reason: EXPIRY_REASON }], now);
+    return orderView({ ...row, status: 'expired', updated_at: row.expires_at }, [...events, { from: 'proposed', to: 'expired', at, client_id: null, actor: actorOf(null, null), reason: EXPIRY_REASON }], now);
   }
   return {
     id: row.id,
@@ -53,6 +56,7 @@ export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order
     filled_quantity: num(row.filled_quantity),
     expires_at: iso(row.expires_at)!,
     filled_at: iso(row.filled_at),
+    failed_checks: row.status === 'blocked' ? (row.failed_checks ?? []) : null,
     events,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
@@ -65,17 +69,44 @@ export interface EventRow {
   at: Date | string;
   client_id: string | null;
   reason: string | null;
+  /** The name of the event's API client, when it has one (`eventNames` selects it). */
+  client_name?: string | null;
+  /** The name of the account's person, for an event the person caused in the dashboard. */
+  person_name?: string | null;
+}
+
+/**
+ * The names an event row needs for its actor, as columns of a query over `order_events as e`: the client's name,
+ * and the account holder's for what a person did in the dashboard.
+ */
+export const eventNames = [
+  sql<string | null>`(select c.name from api_clients c where c.client_id = e.client_id)`.as('client_name'),
+  sql<string | null>`(select p.name from accounts p where p.id = e.account_id and e.client_id = ${sql.lit(DASHBOARD_CLIENT_ID)})`.as('person_name'),
+] as const;
+
+/** Who caused a transition, by name: the account's person (dashboard), an API client, or the service itself (fills, expiry). */
+export function actorOf(clientId: string | null, name: string | null | undefined): EventActor {
+  if (clientId === null) return { kind: 'system', name: 'the service' };
+  if (clientId === DASHBOARD_CLIENT_ID) return { kind: 'person', name: name ?? 'the account holder' };
+  return { kind: 'client', name: name ?? 'a deleted client' };
 }
 
 export function eventView(row: EventRow): OrderEvent {
-  return { from: row.from_status as OrderStatus | null, to: row.to_status as OrderStatus, at: iso(row.at)!, client_id: row.client_id, reason: row.reason };
+  return {
+    from: row.from_status as OrderStatus | null,
+    to: row.to_status as OrderStatus,
+    at: iso(row.at)!,
+    client_id: row.client_id,
+    actor: actorOf(row.client_id, row.client_id === DASHBOARD_CLIENT_ID ? row.person_name : row.client_name),
+    reason: row.reason,
+  };
 }
 
 /** Events of many orders in one query, in the order they happened. */
 export async function eventsOf(db: Queryable, orderIds: string[]): Promise<Map<string, OrderEvent[]>> {
   const byOrder = new Map<string, OrderEvent[]>(orderIds.map((id) => [id, []]));
   if (orderIds.length === 0) return byOrder;
-  const rows = await db.selectFrom('order_events').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+  const rows = await db.selectFrom('order_events as e').selectAll('e').select(eventNames).where('e.order_id', 'in', orderIds).orderBy('e.id').execute();
   for (const row of rows) byOrder.get(row.order_id)!.push(eventView(row));
   return byOrder;
 }

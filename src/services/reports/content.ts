@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { GLOBAL_SCOPE } from '../kill-switch.js';
 import { filledNotional, PAPER_CURRENCY, valueAt, type Queryable } from '../ledger.js';
 import { num, roundMoney } from '../money.js';
+import { actorOf, eventNames, eventView, type EventActor } from '../orders/views.js';
 
 export type DailyReport = components['schemas']['DailyReport'];
 export type ReportContent = Omit<DailyReport, 'id' | 'generated_at'>;
@@ -59,51 +60,46 @@ async function policyVersionAt(db: Queryable, accountId: string, end: Date): Pro
 
 async function decisionsIn(db: Queryable, accountId: string, start: Date, end: Date): Promise<Decision[]> {
   const events = await db
-    .selectFrom('order_events')
-    .innerJoin('orders', 'orders.id', 'order_events.order_id')
-    .select([
-      'order_events.order_id',
-      'order_events.to_status',
-      'order_events.at',
-      'order_events.client_id',
-      'order_events.reason',
-      'order_events.failed_checks',
-      'orders.symbol',
-      'orders.side',
-      'orders.quantity',
-    ])
-    .where('order_events.account_id', '=', accountId)
-    .where('order_events.to_status', 'in', [...OUTCOMES])
-    .where('order_events.at', '>=', start)
-    .where('order_events.at', '<', end)
-    .orderBy('order_events.at')
-    .orderBy('order_events.id')
+    .selectFrom('order_events as e')
+    .innerJoin('orders as o', 'o.id', 'e.order_id')
+    .select(['e.order_id', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', 'e.failed_checks', 'o.symbol', 'o.side', 'o.quantity', ...eventNames])
+    .where('e.account_id', '=', accountId)
+    .where('e.to_status', 'in', [...OUTCOMES])
+    .where('e.at', '>=', start)
+    .where('e.at', '<', end)
+    .orderBy('e.at')
+    .orderBy('e.id')
     .execute();
 
-  // The paper broker records the fill itself; the client that decided a filled order is the one that approved it.
+  // The paper broker records the fill itself; who decided a filled order is who approved it.
   const filledIds = events.filter((e) => e.to_status === 'filled').map((e) => e.order_id);
-  const approvers = new Map<string, string | null>();
+  const approvers = new Map<string, { clientId: string | null; actor: EventActor }>();
   if (filledIds.length > 0) {
     const approvals = await db
-      .selectFrom('order_events')
-      .select(['order_id', 'client_id'])
-      .where('order_id', 'in', filledIds)
-      .where('to_status', '=', 'submitted')
+      .selectFrom('order_events as e')
+      .select(['e.order_id', 'e.client_id', ...eventNames])
+      .where('e.order_id', 'in', filledIds)
+      .where('e.to_status', '=', 'submitted')
       .execute();
-    for (const a of approvals) approvers.set(a.order_id, a.client_id);
+    for (const a of approvals) approvers.set(a.order_id, { clientId: a.client_id, actor: eventView({ ...a, from_status: null, to_status: 'submitted', at: new Date(0), reason: null }).actor });
   }
 
-  return events.map((e) => ({
-    order_id: e.order_id,
-    symbol: e.symbol,
-    side: e.side,
-    quantity: num(e.quantity),
-    outcome: e.to_status as Outcome,
-    decided_by_client_id: e.client_id ?? approvers.get(e.order_id) ?? null,
-    decided_at: iso(e.at),
-    reason: e.reason,
-    failed_checks: e.to_status === 'blocked' ? ((e.failed_checks as FailedCheck[] | null) ?? []) : [],
-  }));
+  return events.map((e) => {
+    const own = e.client_id === null ? undefined : { clientId: e.client_id, actor: eventView({ ...e, from_status: null }).actor };
+    const decider = own ?? approvers.get(e.order_id);
+    return {
+      order_id: e.order_id,
+      symbol: e.symbol,
+      side: e.side,
+      quantity: num(e.quantity),
+      outcome: e.to_status as Outcome,
+      decided_by_client_id: decider?.clientId ?? null,
+      decided_by: decider?.actor ?? actorOf(null, null),
+      decided_at: iso(e.at),
+      reason: e.reason,
+      failed_checks: e.to_status === 'blocked' ? ((e.failed_checks as FailedCheck[] | null) ?? []) : [],
+    };
+  });
 }
 
 async function killSwitchEventsIn(db: Queryable, accountId: string, start: Date, end: Date): Promise<DailyReport['kill_switch_events']> {

@@ -1,0 +1,134 @@
+import { Router, type Request, type Response } from 'express';
+import type { components } from '../../../generated/api.js';
+import type { DashboardContext } from '../context.js';
+import { at, failedChecks, moneyFormat, quantity } from '../format.js';
+import { html, type Html } from '../html.js';
+import { page, type PageOptions } from '../layout.js';
+import { decider, decisionForms, eventsTable, ordersTable, proposer } from '../orders-view.js';
+import { formError, seeOther, sendPage } from '../respond.js';
+import { actorFor, visitorOf } from '../visitor.js';
+import { requireSession } from './auth.js';
+
+type OrderStatus = components['schemas']['OrderStatus'];
+const STATUSES: OrderStatus[] = ['proposed', 'submitted', 'filled', 'blocked', 'rejected', 'cancelled', 'expired'];
+const PAGE_SIZE = 20;
+
+/** Where a decision form sends the browser back to: a path of this dashboard, never another site. */
+export function backTo(req: Request, fallback: string): string {
+  const back = (req.body as { back?: unknown } | undefined)?.back;
+  return typeof back === 'string' && /^\/(?![/\\])[\w\-/?=&.%]*$/.test(back) ? back : fallback;
+}
+
+/** What a decision did, said on the page it returns to (from a fixed list: nothing from the address is echoed). */
+const NOTICES: Record<string, string> = {
+  filled: 'approved and filled by the paper broker',
+  submitted: 'approved and submitted: it rests at the broker until its limit price is reached',
+  rejected: 'rejected',
+};
+export function decisionNotice(req: Request): string | null {
+  const { done, order } = req.query;
+  if (typeof done !== 'string' || !NOTICES[done] || typeof order !== 'string' || !/^[\w-]{1,64}$/.test(order)) return null;
+  return `Order ${order} ${NOTICES[done]}.`;
+}
+const withNotice = (back: string, done: string, order: string) => `${back}${back.includes('?') ? '&' : '?'}done=${done}&order=${encodeURIComponent(order)}`;
+
+/** The account's orders: filters by status, pages, each proposed one with Approve and Reject; one page per order with its events. */
+export function orderRoutes({ services, contract }: DashboardContext): Router {
+  const router = Router();
+  const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
+    sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/orders' }));
+
+  router.get('/orders', requireSession, async (req: Request, res: Response) => {
+    const visitor = visitorOf(res);
+    const status = STATUSES.find((s) => s === req.query.status);
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
+    let list;
+    try {
+      contract.validate('listOrders', { query: { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), limit: PAGE_SIZE } });
+      list = await services.orders.list(actorFor(visitor, 'listOrders'), { status, cursor, limit: PAGE_SIZE });
+    } catch (error) {
+      const failed = formError(error);
+      if (failed.status >= 500) throw error;
+      return show(res, failed.status, { title: 'Orders', error: failed.error, body: html`<p><a href="/orders">Back to the newest orders</a></p>` });
+    }
+    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), list.data.map((o) => o.idea_id));
+    const here = `/orders${status ? `?status=${status}` : ''}`;
+    const filters = html`<nav aria-label="Filter by status" class="filters"><ul>
+<li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map((s) => html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`)}</ul></nav>`;
+    const pager = html`<nav aria-label="Pages" class="pager">${cursor ? html`<a href="${here}">Newest</a>` : ''}${list.next_cursor ? html`<a href="/orders?${status ? `status=${status}&` : ''}cursor=${encodeURIComponent(list.next_cursor)}">Older orders</a>` : ''}</nav>`;
+    const body = list.data.length
+      ? html`${filters}${ordersTable(visitor, list.data, { caption: `${status ? `${status[0]!.toUpperCase()}${status.slice(1)} orders` : 'Orders'} (newest first)`, back: here, modes })}${pager}`
+      : html`${filters}<p>${status ? `No ${status} orders.` : 'No orders yet. Orders appear here when one of your API clients (or its assistant) generates ideas.'}</p>${pager}`;
+    show(res, 200, { title: 'Orders', notice: decisionNotice(req), body });
+  });
+
+  async function orderPage(res: Response, status: number, id: string, options: Pick<PageOptions, 'error' | 'notice'> = {}) {
+    const visitor = visitorOf(res);
+    const order = await services.orders.get(actorFor(visitor, 'getOrder'), id);
+    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), [order.idea_id]);
+    const money = moneyFormat(order.currency);
+    const summary: [string, Html | string][] = [
+      ['Status', html`<span class="status status-${order.status}">${order.status}</span>`],
+      ['Symbol', `${order.symbol} (${order.market})`],
+      ['Side', order.side],
+      ['Quantity', quantity(order.quantity)],
+      ['Type', order.order_type === 'limit' && order.limit_price !== null ? `limit at ${money(order.limit_price)}` : 'market'],
+      ['Notional', money(order.notional)],
+      ['Idea', order.idea_id ? html`<a href="/ideas/${order.idea_id}">${order.idea_id}</a>` : '—'],
+      ['Proposed by', proposer(order, modes)],
+      ['Decided by', decider(order)],
+      ['Created', at(order.created_at)],
+      [order.status === 'proposed' ? 'Expires' : 'Last change', at(order.status === 'proposed' ? order.expires_at : order.updated_at)],
+      ...(order.fill_price !== null ? ([['Filled', html`${quantity(order.filled_quantity)} at ${money(order.fill_price)}, ${at(order.filled_at)}`]] as [string, Html][]) : []),
+    ];
+    const blocked = order.failed_checks?.length ? html`<section aria-labelledby="checks-heading"><h2 id="checks-heading">Why it was blocked</h2>${failedChecks(order.failed_checks)}</section>` : '';
+    const decide = order.status === 'proposed' ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2><p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>${decisionForms(visitor, order, `/orders/${order.id}`)}</section>` : '';
+    show(res, status, {
+      ...options,
+      title: `Order ${order.id}`,
+      body: html`<dl class="summary">${summary.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>${blocked}${decide}<section aria-labelledby="events-heading"><h2 id="events-heading">What happened</h2>${eventsTable(order)}</section><p><a href="/orders">All orders</a></p>`,
+    });
+  }
+
+  router.get('/orders/:id', requireSession, async (req: Request<{ id: string }>, res: Response) => {
+    try {
+      contract.validate('getOrder', { path: { id: req.params.id } });
+      await orderPage(res, 200, req.params.id, { notice: decisionNotice(req as unknown as Request) });
+    } catch (error) {
+      const failed = formError(error);
+      if (failed.status >= 500) throw error;
+      show(res, failed.status, { title: 'Order', error: failed.error, body: html`<p><a href="/orders">All orders</a></p>` });
+    }
+  });
+
+  for (const trigger of ['approve', 'reject'] as const) {
+    router.post(`/orders/:id/${trigger}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
+      const visitor = visitorOf(res);
+      const id = req.params.id;
+      const back = backTo(req as unknown as Request, `/orders/${id}`);
+      const reason = String((req.body as { reason?: unknown }).reason ?? '').trim();
+      try {
+        let order;
+        if (trigger === 'approve') {
+          contract.validate('approveOrder', { path: { id } });
+          order = await services.orders.approve(actorFor(visitor, 'approveOrder'), id);
+        } else {
+          const body = reason ? { reason } : {};
+          contract.validate('rejectOrder', { path: { id }, body });
+          order = await services.orders.reject(actorFor(visitor, 'rejectOrder'), id, body.reason);
+        }
+        seeOther(res, withNotice(back, order.status, order.id));
+      } catch (error) {
+        const failed = formError(error);
+        if (failed.status >= 500) throw error;
+        try {
+          await orderPage(res, failed.status, id, { error: failed.error });
+        } catch {
+          show(res, failed.status, { title: 'Order', error: failed.error, body: html`<p><a href="/orders">All orders</a></p>` });
+        }
+      }
+    });
+  }
+  return router;
+}
+
