@@ -146,7 +146,10 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const api = await listen(app, options.apiSocket ?? config.port, config);
   let dashboard: Listening;
   try {
-    dashboard = await listen(createDashboardApp({ config, services, document, logger }), config.dashboardPort, config);
+    // With PORT=0 (tests) the base URL's port is the one the API was given.
+    const apiPort = (api.server.address() as AddressInfo | null)?.port;
+    const apiUrl = () => (apiPort ? config.baseUrl.replace(/:0$/, `:${apiPort}`) : config.baseUrl);
+    dashboard = await listen(createDashboardApp({ config, services, document, logger, apiUrl }), config.dashboardPort, config);
   } catch (error) {
     api.server.close();
     throw error;

@@ -44,6 +44,8 @@ export interface DashboardDependencies {
   services: Services;
   document: Document;
   logger: Logger;
+  /** The API's address as clients reach it (BASE_URL, or the port the API listens on when PORT=0 picked one). */
+  apiUrl?: () => string;
 }
 
 /** Who an error page is for when the request failed before its visitor was known. */
@@ -53,7 +55,7 @@ const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: 
  * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
  * the same `authorize` as the API, with the `dashboard` channel. Sessions are cookies; bearer tokens are refused.
  */
-export function createDashboardApp({ config, services, document, logger }: DashboardDependencies): Express {
+export function createDashboardApp({ config, services, document, logger, apiUrl = () => config.baseUrl }: DashboardDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -95,7 +97,7 @@ export function createDashboardApp({ config, services, document, logger }: Dashb
     res.set({ 'Content-Type': `${found[0]}; charset=utf-8`, 'Cache-Control': 'no-cache' }).send(found[1]);
   });
   app.use(express.urlencoded({ extended: false, limit: config.bodyLimitBytes, parameterLimit: 100 }));
-  app.use(loadVisitor(services, context.cookies, `${config.baseUrl}/docs`));
+  app.use(loadVisitor(services, context.cookies, () => `${apiUrl()}/docs`));
 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
   app.get('/challenge', async (req, res, next) => {

@@ -51,7 +51,7 @@ export function visitorOf(res: Response): Visitor {
 }
 
 /** Loads the visitor of every request; a visitor without session gets a pre-session cookie for the CSRF tokens of login and sign-up. */
-export function loadVisitor(services: Services, names: CookieNames, docsUrl: string) {
+export function loadVisitor(services: Services, names: CookieNames, docsUrl: () => string) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const cookies = parseCookies(req.headers.cookie ?? '');
@@ -69,7 +69,7 @@ export function loadVisitor(services: Services, names: CookieNames, docsUrl: str
         anchor: anchor!,
         origin: { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.headers['user-agent'] ?? null },
         killSwitch: null,
-        docsUrl,
+        docsUrl: docsUrl(),
       };
       if (session) visitor.killSwitch = await services.killSwitchNames.state(actorFor(visitor, 'getKillSwitch'));
       (res.locals as { visitor: Visitor }).visitor = visitor;
