@@ -9,10 +9,11 @@ const run = promisify(execFile);
 describe('the README GraphQL examples', () => {
   let service: ServiceProcess;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(90_000); // a first start of the embedded database takes seconds, more on a busy machine
     service = await startServiceProcess();
   });
-  after(() => service.stop());
+  after(() => service?.stop());
 
   it('work as written against a fresh `--demo` server, after the walk-through’s token step', async function () {
     this.timeout(60_000);
