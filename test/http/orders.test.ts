@@ -201,16 +201,20 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
     });
 
-    it('the global switch stops every account until the operator releases it', async () => {
-      const { token, propose } = await holder();
+    it('the global switch stops every account until the operator releases it, and wins over the account’s own', async () => {
+      const { token, accountId, propose } = await holder();
       const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.75' });
+      // The account's own switch first, then the global one: while both are engaged the account sees the global one.
+      expect((await server.api.post('/v1/kill-switch', { token, json: { reason: 'my own' } })).body).to.include({ level: 'account' });
       await engage(server.database.db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', clock.now());
       try {
-        expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'global', engaged_by: 'operator' });
+        expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'global', engaged_by: 'operator', reason: 'market halt' });
         expect((await approve(token, order!.id)).status).to.equal(409);
       } finally {
         await release(server.database.db.kysely, GLOBAL_SCOPE, 'operator', null, clock.now());
       }
+      expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'account', reason: 'my own' });
+      await release(server.database.db.kysely, accountId, 'operator', null, clock.now());
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
     });
 
