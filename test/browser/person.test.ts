@@ -240,6 +240,8 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     await page.getByLabel('order.filled').check();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByRole('textbox', { name: 'Signing secret' }).waitFor(WAIT);
+    await page.goto(`${dashboard}/developer/webhooks`);
+    await audit('webhooks');
     await page.goto(`${dashboard}/overview`);
     expect(await page.locator('.checklist').count(), 'every step done: the checklist is gone').to.equal(0);
 

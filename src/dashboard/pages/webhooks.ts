@@ -45,11 +45,11 @@ const state = (e: EndpointView) => (e.enabled ? (e.failing_since ? html`enabled,
 
 function endpointTable(endpoints: EndpointView[]): Html {
   if (endpoints.length === 0) return html`<p>No endpoints yet.</p>`;
-  return html`<table><caption>Your webhook endpoints</caption>
+  return html`<table class="cards"><caption>Your webhook endpoints</caption>
 <thead><tr><th scope="col">Endpoint URL</th><th scope="col">Description</th><th scope="col">Event types</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${endpoints.map(
-    (e) => html`<tr><td><code>${e.url}</code></td><td>${e.description || '—'}</td><td>${e.event_types.join(', ')}</td><td>${state(e)}</td>
-<td><a href="/developer/webhooks/${e.id}">Manage<span class="visually-hidden"> ${e.url}</span></a></td></tr>`,
+    (e) => html`<tr><td data-label="Endpoint URL"><code>${e.url}</code></td><td data-label="Description">${e.description || '—'}</td><td data-label="Event types">${e.event_types.join(', ')}</td><td data-label="State">${state(e)}</td>
+<td data-label="Actions"><a href="/developer/webhooks/${e.id}">Manage<span class="visually-hidden"> ${e.url}</span></a></td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -61,12 +61,12 @@ function disabledNotices(endpoints: EndpointView[]): Html {
 
 function deliveryLog(endpoint: EndpointView, deliveries: DeliveryView[], visitor: Visitor): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
-  return html`<table><caption>Delivery log (latest 50)</caption>
+  return html`<table class="cards"><caption>Delivery log (latest 50)</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempt</th><th scope="col">Status code</th><th scope="col">Latency</th><th scope="col">Result</th><th scope="col">Next retry</th><th scope="col">Actions</th></tr></thead>
 <tbody>${deliveries.map(
-    (d) => html`<tr><td><code>${d.event_id}</code></td><td>${d.type}</td><td>${d.attempts}</td><td>${d.last_status_code ?? '—'}</td><td>${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
-<td>${d.status}${d.last_error ? html`: ${d.last_error}` : ''}</td><td>${d.status === 'pending' ? stamp(d.next_attempt_at) : '—'}</td>
-<td>${d.status === 'succeeded' ? '' : html`<form method="post" action="/developer/webhooks/${endpoint.id}/deliveries/${d.id}/retry">${csrfField(visitor)}<button type="submit">Retry now<span class="visually-hidden"> ${d.event_id}</span></button></form>`}</td></tr>`,
+    (d) => html`<tr><td data-label="Event"><code>${d.event_id}</code></td><td data-label="Type">${d.type}</td><td data-label="Attempt">${d.attempts}</td><td data-label="Status code">${d.last_status_code ?? '—'}</td><td data-label="Latency">${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
+<td data-label="Result">${d.status}${d.last_error ? html`: ${d.last_error}` : ''}</td><td data-label="Next retry">${d.status === 'pending' ? stamp(d.next_attempt_at) : '—'}</td>
+<td data-label="Actions">${d.status === 'succeeded' ? '' : html`<form method="post" action="/developer/webhooks/${endpoint.id}/deliveries/${d.id}/retry">${csrfField(visitor)}<button type="submit">Retry now<span class="visually-hidden"> ${d.event_id}</span></button></form>`}</td></tr>`,
   )}</tbody></table>`;
 }
 
