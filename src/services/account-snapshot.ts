@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
-import type { PolicyRow } from '../../db/schema.js';
+import type { Order as OrderRow, PolicyRow } from '../../db/schema.js';
 import { DASHBOARD_CLIENT_ID } from '../auth/authorize.js';
 import type { AccountState } from './checks.js';
 import { dayOf, PAPER_CURRENCY, value, type Position } from './ledger.js';
 import type { PriceSource } from './market-data.js';
 import { dec, type Dec } from './money.js';
 import { validPolicy, type Policy } from './policies.js';
+import { eventNames, eventView, type EventRow, type Order } from './orders/views.js';
 import type { Queryable } from './store.js';
 
 /** A proposed order still waiting for a decision (not yet expired), with the mode of the idea that proposed it. */
@@ -18,6 +19,9 @@ export interface PendingOrder {
   quantity: Dec;
   /** Its worst-case notional when proposed (the limit for a buy limit, else the price then). */
   notional: Dec;
+  /** The order as stored and its events: what a newer idea that cancels it records in the feed. */
+  row: OrderRow;
+  events: Order['events'];
 }
 
 /** An account as one statement reads it: paper account (virtual until its first fill), positions, policy, today's notional. */
@@ -49,7 +53,9 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
         eb
           .selectFrom('orders as o')
           .leftJoin('ideas as i', 'i.id', 'o.idea_id')
-          .select(['o.id', 'i.mode', 'o.symbol', 'o.side', sql<string>`o.quantity::text`.as('quantity'), sql<string>`o.notional::text`.as('notional')])
+          .selectAll('o')
+          .select(['i.mode', sql<string>`o.quantity::text`.as('quantity'), sql<string>`o.notional::text`.as('notional')])
+          .select((e) => jsonArrayFrom(e.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
           .whereRef('o.account_id', '=', 'a.id')
           .where('o.status', '=', 'proposed')
           .where('o.expires_at', '>', now)
@@ -80,7 +86,16 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
     positions: row.positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
     policy: row.policy ? validPolicy(row.policy as unknown as PolicyRow) : null,
     tradedToday: dec(row.traded_today ?? '0'),
-    pending: row.pending.map((o) => ({ id: o.id, mode: o.mode, symbol: o.symbol, side: o.side, quantity: dec(o.quantity), notional: dec(o.notional) })),
+    pending: row.pending.map(({ mode, events, ...o }) => ({
+      id: o.id,
+      mode,
+      symbol: o.symbol,
+      side: o.side,
+      quantity: dec(o.quantity),
+      notional: dec(o.notional),
+      row: o as unknown as OrderRow,
+      events: (events as EventRow[]).map(eventView),
+    })),
     actorName: clientId === DASHBOARD_CLIENT_ID ? row.name : row.client_name,
   };
 }

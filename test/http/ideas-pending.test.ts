@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { until } from '../support/poll.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 type Mode = 'invest_cash' | 'rebalance';
@@ -79,6 +80,16 @@ describe('ideas that know what is pending', () => {
     }
     const proposed = (await server.api.get('/v1/orders?status=proposed', { token })).body.data.map((o: { id: string }) => o.id).sort();
     expect(proposed).to.deep.equal(idea.orders.map((o) => o.id).sort());
+    // Each cancellation is an event of the feed, holding the order as GET answers it (cancelled, its last event naming the idea).
+    const feed = await until('the cancellations in the feed', async () => {
+      const found = (await server.api.get('/v1/events?type=order.cancelled&limit=100', { token })).body.data as { data: { id: string; status: string; events: { reason: string }[] } }[];
+      return found.length >= older.orders.length ? found : undefined;
+    });
+    expect(feed.map((e) => e.data.id).sort()).to.deep.equal(older.orders.map((o) => o.id).sort());
+    for (const event of feed) {
+      expect(event.data.status).to.equal('cancelled');
+      expect(event.data.events.at(-1)!.reason).to.equal(`superseded by idea ${idea.id}`);
+    }
   });
 
   it('sizes itself around the other modes’ proposals and leaves them alone', async () => {

@@ -88,7 +88,7 @@ export class IdeaService {
         market: request.market,
         rationale: [proposal.rationale, ...notes].join(' '),
         trades: gated.trades,
-        supersedes,
+        supersedes: snapshot.pending.filter((o) => supersedes.includes(o.id)),
       });
       return { ideas: [ideaView(row, orders)], notes };
     });

@@ -1,13 +1,13 @@
 import type { components } from '../../../generated/api.js';
-import type { IdeasTable } from '../../../db/schema.js';
+import type { IdeasTable, Order as OrderRow } from '../../../db/schema.js';
 import { newId } from '../../ids.js';
 import { worstCaseNotional, type ProposedTrade } from '../checks.js';
 import { PAPER_CURRENCY } from '../ledger.js';
 import type { PriceSource } from '../market-data.js';
-import { eventRows, publish } from '../events/outbox.js';
+import { eventRows } from '../events/outbox.js';
 import { ideaView } from '../ideas/views.js';
 import type { Queryable } from '../store.js';
-import { actorOf, orderView, viewsOf, type Order } from './views.js';
+import { actorOf, orderView, type Order } from './views.js';
 import { sql, type Insertable, type Selectable } from 'kysely';
 
 type IdeaMode = components['schemas']['IdeaMode'];
@@ -25,8 +25,8 @@ export interface NewIdea {
   trades: ProposedTrade[];
   /** The display name of the client (or person) generating it, for its orders' first event. */
   actorName?: string | null;
-  /** Earlier proposed orders this idea replaces: cancelled in the same statement, each event naming the new idea. */
-  supersedes?: string[];
+  /** Earlier proposed orders this idea replaces (as read, with their events): cancelled in the same statement, each event naming the new idea. */
+  supersedes?: { id: string; row: OrderRow; events: Order['events'] }[];
 }
 
 /** The reason recorded on an order a newer idea replaced. */
@@ -79,6 +79,26 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
     { accountId: idea.accountId, type: 'idea.generated', at: now, data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views) },
     ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
   ]);
+  const supersedes = idea.supersedes ?? [];
+  const cancelledEvents = eventRows(
+    supersedes.map((o) => ({
+      accountId: idea.accountId,
+      type: 'order.cancelled' as const,
+      at: now,
+      data: orderView(
+        { ...o.row, status: 'cancelled', updated_at: now },
+        [...o.events, { from: 'proposed', to: 'cancelled', at: now.toISOString(), client_id: idea.clientId, actor: actorOf(idea.clientId, idea.actorName), reason: supersededReason(ideaRow.id as string) }],
+        now,
+      ),
+    })),
+  );
+  // (order id, event row) pairs as a VALUES list; a row that matches nothing when there is nothing to cancel.
+  const pairs = cancelledEvents.length
+    ? cancelledEvents.map((e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`)
+    : [sql`(${''}, ${''}, ${''}, ${''}, ${'null'}, ${now})`];
+  const cancellations = sql<{ order_id: string; id: string; account_id: string; type: string; data: string; created_at: Date }>`(values ${sql.join(pairs)})`.as(
+    sql`v(order_id, id, account_id, type, data, created_at)` as never,
+  );
   let query = db
     .with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll())
     .with('published', (q) => q.insertInto('events').values(published).returning('id'))
@@ -87,7 +107,7 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
         .updateTable('orders')
         .set({ status: 'cancelled', updated_at: now })
         .where('account_id', '=', idea.accountId)
-        .where('id', 'in', idea.supersedes?.length ? idea.supersedes : [''])
+        .where('id', 'in', supersedes.length ? supersedes.map((o) => o.id) : [''])
         .where('status', '=', 'proposed')
         .returning(['id', 'account_id']),
     )
@@ -109,6 +129,20 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
             ]),
         )
         .returning('order_id'),
+    )
+    // Each cancellation is an event too, holding the order as GET answers it then; only for the orders the update
+    // above did cancel (one decided meanwhile keeps its own state and events).
+    .with('cancel_published', (q) =>
+      q
+        .insertInto('events')
+        .columns(['id', 'account_id', 'type', 'data', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom(cancellations)
+            .select(['v.id', 'v.account_id', 'v.type', sql<string>`v.data::json`.as('data'), sql<Date>`v.created_at::timestamptz`.as('created_at')])
+            .where('v.order_id', 'in', eb.selectFrom('superseded').select('superseded.id')),
+        )
+        .returning('id'),
     );
   if (orders.length > 0) {
     query = query
@@ -121,10 +155,5 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
     .select(sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded'))
     .executeTakeFirstOrThrow();
   const { superseded, ...row } = found;
-  if (superseded.length > 0) {
-    // Each superseded order's cancellation is an event too, holding the order as GET answers it now (cancelled).
-    const cancelled = await db.selectFrom('orders').selectAll().where('id', 'in', superseded).orderBy('id').execute();
-    await publish(db, (await viewsOf(db, cancelled, now)).map((order) => ({ accountId: idea.accountId, type: 'order.cancelled' as const, at: now, data: order })));
-  }
   return { row: row as Selectable<IdeasTable>, orders: views, superseded };
 }
