@@ -312,7 +312,7 @@ try {
     const ratio = run.withEndpoint.p99 / run.withoutEndpoint.p99;
     rows.push({ case: 'Webhooks: delivery lag of order.filled at 200 approvals/s over 20 accounts to a local receiver answering 200 (approval answered → receiver has it)', measured: `p50 ${fixed(run.lag.p50, 1)} ms, p99 ${fixed(run.lag.p99, 1)} ms, max ${fixed(run.lag.max, 1)} ms (${run.lag.count} events)`, target: 'p99 ≤ 1 s', met: run.lag.p99 <= 1000 });
     rows.push({ case: '… events lost / delivered twice (order.submitted and order.filled)', measured: `${run.lost} / ${run.duplicated} of ${run.expected}`, target: '0 / 0', met: run.lost === 0 && run.duplicated === 0 && run.expected > 0 });
-    rows.push({ case: '… approvals p99 at 200/s with an endpoint per account vs none', measured: `${fixed(run.withEndpoint.p99, 1)} vs ${fixed(run.withoutEndpoint.p99, 1)} ms`, ratio, target: '≤ 1.2×', met: ratio <= 1.2 });
+    rows.push({ case: '… approvals p99 at 200/s with an endpoint per account vs none (three alternating pairs of phases, pooled)', measured: `${fixed(run.withEndpoint.p99, 1)} vs ${fixed(run.withoutEndpoint.p99, 1)} ms`, ratio, target: '≤ 1.2×', met: ratio <= 1.2 });
     log(`webhooks: ${JSON.stringify(run)}`);
   }
 

@@ -1,14 +1,12 @@
 // The approvals case of `make bench` (issue 24): a service started for it, its first second measured on its own, then
 // 200/s and 300/s sustained, the CPU an approval costs in the service and in PostgreSQL, and an approval on a day
 // that already holds 1,000 fills against one on a day that holds none.
-import { readFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
-import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { SimulatedPriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
-import { cpuMs, fixedRate, request, startService, type Latencies, type Service } from './support.js';
+import { backendCpu, cpuMs, fixedRate, request, startService, type Latencies, type Service } from './support.js';
 
 export interface Trader {
   accountId: string;
@@ -31,21 +29,6 @@ export interface ApprovalsRun {
 }
 
 const ACCOUNTS = 20;
-
-/** CPU time (ms) of PostgreSQL's backends serving `database`, by process id (root reads their /proc). */
-async function backendCpu(db: Db, database: string): Promise<Map<number, number>> {
-  const rows = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = ${database} and backend_type = 'client backend'`.execute(db.kysely);
-  const cpu = new Map<number, number>();
-  for (const { pid } of rows.rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
-    } catch {
-      // a backend that ended meanwhile
-    }
-  }
-  return cpu;
-}
 
 async function readyz(service: Service): Promise<void> {
   for (let i = 0; i < 300; i++) {

@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import pg from 'pg';
+import type { Db } from '../../db/connect.js';
 import { freePort } from '../../test/support/server.js';
 
 export { freePort };
@@ -37,7 +39,8 @@ const started = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of started) child.kill('SIGKILL');
 });
-function track(child: ChildProcess): void {
+/** The child is stopped with the bench, whatever way the bench ends. */
+export function track(child: ChildProcess): void {
   started.add(child);
   child.once('exit', () => started.delete(child));
 }
@@ -66,6 +69,10 @@ export async function startService(databaseUrl: string, env: Record<string, stri
       // The limits are measured by their own case; here they must not cut the load short.
       RATE_LIMIT_PER_MINUTE: '1000000000',
       TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000',
+      // Every service of the bench shares one database, so each is an instance of one deployment and its webhook
+      // worker takes its share of the deliveries: all must allow the bench's local receiver (an instance that did
+      // not refused its share, to be sent again 5 s later by another: the 5 s lag measured once).
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       ...env,
     },
     // Request logs go to a pipe the bench drains, as they would to a log collector.
@@ -236,7 +243,7 @@ export interface Latencies {
   achievedPerSecond: number;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -245,7 +252,7 @@ function percentile(sorted: number[], p: number): number {
  * Open-loop load: starts `count` requests at `rate` per second whatever the server does (a slow server builds a
  * queue, as real clients would), and reports latencies from each request's scheduled start.
  */
-export async function fixedRate(count: number, rate: number, send: (i: number, agent: http.Agent) => Promise<number>): Promise<Latencies> {
+export async function fixedRate(count: number, rate: number, send: (i: number, agent: http.Agent) => Promise<number>, samples?: number[]): Promise<Latencies> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -270,6 +277,7 @@ export async function fixedRate(count: number, rate: number, send: (i: number, a
   await Promise.all(pending);
   const elapsed = (performance.now() - start) / 1000;
   agent.destroy();
+  samples?.push(...latencies);
   latencies.sort((a, b) => a - b);
   return { offeredPerSecond: rate, completed: latencies.length, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), achievedPerSecond: latencies.length / elapsed };
 }
@@ -296,4 +304,19 @@ export async function token(url: string, clientId: string, secret: string): Prom
   });
   if (response.status !== 200) throw new Error(`token: ${response.status} ${response.body}`);
   return (JSON.parse(response.body) as { access_token: string }).access_token;
+}
+
+/** CPU time (ms) of PostgreSQL's backends serving `database`, by process id (root reads their /proc). */
+export async function backendCpu(db: Db, database: string): Promise<Map<number, number>> {
+  const rows = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = ${database} and backend_type = 'client backend'`.execute(db.kysely);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows.rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      // a backend that ended meanwhile
+    }
+  }
+  return cpu;
 }

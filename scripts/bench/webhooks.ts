@@ -1,10 +1,12 @@
-// The webhooks case of `make bench` (issue 22): approvals at 200/s over 20 accounts on a service of its own, first
-// without any webhook endpoint, then with one per account delivering order.submitted and order.filled to a local
-// receiver that answers 200 at once. It reports the delivery lag (the approval's answer, sent once its transaction
-// committed, to the receiver holding the event), events lost and delivered twice, and the approvals' p99 with an
-// endpoint against without.
-import { createServer, type Agent, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The webhooks case of `make bench` (issue 22): approvals at 200/s over 20 accounts on a service of its own, in
+// alternating phases without webhook endpoints (each account's endpoint disabled) and with one per account delivering
+// order.submitted and order.filled to a local receiver that answers 200 at once — three pairs, so that a slow moment
+// of the machine weighs on both sides alike; the latencies of each side are pooled. It reports the delivery lag (the
+// approval's answer, sent once its transaction committed, to the receiver holding the event), events lost and
+// delivered twice, and the approvals' p99 with endpoints against without.
+import { fork } from 'node:child_process';
+import type { Agent } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { SimulatedPriceSource } from '../../src/services/market-data.js';
@@ -12,7 +14,7 @@ import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
 import { WebhookEndpoints } from '../../src/services/webhooks/endpoints.js';
 import { systemClock } from '../../src/clock.js';
-import { fixedRate, request, startService, type Latencies, type Service } from './support.js';
+import { backendCpu, cpuMs, fixedRate, percentile, request, startService, track, type Latencies, type Service } from './support.js';
 import type { Trader } from './approvals.js';
 
 export interface WebhooksRun {
@@ -23,32 +25,39 @@ export interface WebhooksRun {
   expected: number;
   lost: number;
   duplicated: number;
+  /** The attempts the worker logged, by outcome (the status code, or the error of an attempt without one). */
+  attempts: Record<string, number>;
+  /** CPU time per approval (ms) in each side's phases: the service, PostgreSQL's backends and the receiver. */
+  cpuPerApprovalMs: Record<'without' | 'with', { service: number; postgres: number; receiver: number }>;
 }
 
 const ACCOUNTS = 20;
 const RATE = 200;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const PAIRS = 3;
 
 export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (service: Service) => Promise<Trader>, seconds: number): Promise<WebhooksRun> {
   const received = new Map<string, { at: number; type: string; orderId: string }[]>();
-  const receiver: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      const id = String(req.headers['webhook-id']);
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { id: string } };
-      received.set(id, [...(received.get(id) ?? []), { at, type: body.type, orderId: body.data.id }]);
-      res.writeHead(200).end();
-    });
+  const receiver = fork(fileURLToPath(new URL('./receiver.mjs', import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  track(receiver);
+  const port = await new Promise<number>((resolve, reject) => {
+    receiver.once('message', (message) => resolve((message as { port: number }).port));
+    receiver.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  const service = await startService(databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' });
+  const hook = `http://127.0.0.1:${port}/hooks`;
+  /** Adds what the receiver got since the last call to `received`. */
+  const collect = () =>
+    new Promise<void>((resolve) => {
+      receiver.once('message', (message) => {
+        for (const r of (message as { received: { id: string; at: number; type: string; orderId: string }[] }).received) received.set(r.id, [...(received.get(r.id) ?? []), r]);
+        resolve();
+      });
+      receiver.send('collect');
+    });
+  const service = await startService(databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn', ...(process.env.NODELIVER ? { WEBHOOK_DELIVERY: 'false' } : {}) }, process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []);
   try {
-    const perPhase = RATE * seconds;
-    const perAccount = Math.ceil((2 * perPhase) / ACCOUNTS) + 1;
+    const perPhase = RATE * Math.max(4, Math.ceil(seconds / 2));
+    const perAccount = Math.ceil((2 * PAIRS * perPhase + 2 * RATE) / ACCOUNTS) + 1;
     const disclosure = JSON.parse((await request(`${service.url}/v1/disclosures/current`, { headers: { Authorization: `Bearer ${(await newTrader(service)).token}` } })).body) as { version: string };
     const body = JSON.stringify({
       limits: { max_order_notional: 50_000, max_position_weight: 0.9, max_daily_notional: 1_000_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
@@ -74,28 +83,62 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       const trader = traders[n % ACCOUNTS]!;
       const id = trader.orders[Math.floor(n / ACCOUNTS)]!;
       const status = (await request(`${service.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` }, agent })).status;
-      answeredAt.set(id, performance.now());
+      answeredAt.set(id, performance.timeOrigin + performance.now());
       return status;
     };
-    const withoutEndpoint = await fixedRate(perPhase, RATE, approve);
+    // Two seconds not measured first: the service's first second is slower (its own row in the approvals case).
+    await fixedRate(2 * RATE, RATE, approve);
     const endpoints = new WebhookEndpoints(db.kysely, systemClock, true);
     for (const trader of traders) await endpoints.create(trader.accountId, { url: hook, eventTypes: ['order.submitted', 'order.filled'] });
-    const firstWith = next;
-    const withEndpoint = await fixedRate(perPhase, RATE, approve);
-    // Every approval of the second phase makes two events; wait (bounded) for the receiver to have them all.
-    const expected = 2 * (withEndpoint.statuses['200'] ?? 0);
-    const deadline = performance.now() + 60_000;
-    while (received.size < expected && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    // The events owed: those of the second phase's approvals (the first phase's came before any endpoint existed).
+    const accounts = traders.map((t) => t.accountId);
+    const enable = (enabled: boolean) => db.kysely.updateTable('webhook_endpoints').set({ enabled }).where('account_id', 'in', accounts).execute();
+    const without: number[] = [];
+    const withEndpoints: number[] = [];
+    const statuses = { without: {} as Record<string, number>, with: {} as Record<string, number> };
+    const count = (into: Record<string, number>, from: Record<string, number>) => {
+      for (const [status, n] of Object.entries(from)) into[status] = (into[status] ?? 0) + n;
+    };
+    // The approvals made while endpoints were enabled: their events are owed.
     const approvedWith = new Set<string>();
-    for (let n = firstWith; n < next; n++) approvedWith.add(traders[n % ACCOUNTS]!.orders[Math.floor(n / ACCOUNTS)]!);
-    const events = await db.kysely
-      .selectFrom('events')
-      .select(['id', sql<string>`data->>'id'`.as('order_id')])
-      .where('type', 'in', ['order.submitted', 'order.filled'])
-      .where('account_id', 'in', traders.map((t) => t.accountId))
-      .execute();
-    const owed = events.filter((e) => approvedWith.has(e.order_id));
+    const owedEvents = async () => {
+      const events = await db.kysely
+        .selectFrom('events')
+        .select(['id', sql<string>`data->>'id'`.as('order_id')])
+        .where('type', 'in', ['order.submitted', 'order.filled'])
+        .where('account_id', 'in', accounts)
+        .execute();
+      return events.filter((e) => approvedWith.has(e.order_id));
+    };
+    const database = new URL(databaseUrl).pathname.slice(1);
+    const cpu = { without: { service: 0, postgres: 0, receiver: 0 }, with: { service: 0, postgres: 0, receiver: 0 } };
+    /** Runs a phase, adding the CPU time it took (ms) to `into`. */
+    const measured = async <T>(into: { service: number; postgres: number; receiver: number }, phase: () => Promise<T>) => {
+      const before = { service: cpuMs(service.pid), receiver: cpuMs(receiver.pid!), backends: await backendCpu(db, database) };
+      const result = await phase();
+      into.service += cpuMs(service.pid) - before.service;
+      into.receiver += cpuMs(receiver.pid!) - before.receiver;
+      for (const [pid, after] of await backendCpu(db, database)) into.postgres += after - (before.backends.get(pid) ?? 0);
+      return result;
+    };
+    for (let pair = 0; pair < PAIRS; pair++) {
+      await enable(false);
+      count(statuses.without, (await measured(cpu.without, () => fixedRate(perPhase, RATE, approve, without))).statuses);
+      await enable(true);
+      const firstWith = next;
+      count(statuses.with, (await measured(cpu.with, () => fixedRate(perPhase, RATE, approve, withEndpoints))).statuses);
+      for (let n = firstWith; n < next; n++) approvedWith.add(traders[n % ACCOUNTS]!.orders[Math.floor(n / ACCOUNTS)]!);
+      // The next phase disables the endpoints: first the receiver has every event owed so far (bounded wait).
+      const deadline = performance.now() + 60_000;
+      while (performance.now() < deadline && (await collect(), await owedEvents()).some((e) => !received.has(e.id))) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const summary = (samples: number[], byStatus: Record<string, number>): Latencies => {
+      samples.sort((a, b) => a - b);
+      return { offeredPerSecond: RATE, completed: samples.length, statuses: byStatus, p50: percentile(samples, 50), p99: percentile(samples, 99), achievedPerSecond: NaN };
+    };
+    const withoutEndpoint = summary(without, statuses.without);
+    const withEndpoint = summary(withEndpoints, statuses.with);
+    await collect();
+    const owed = await owedEvents();
     const lost = owed.filter((e) => !received.has(e.id)).length;
     const duplicated = [...received.values()].filter((deliveries) => deliveries.length > 1).length;
     const lags: number[] = [];
@@ -103,6 +146,13 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       if (first!.type === 'order.filled' && answeredAt.has(first!.orderId)) lags.push(Math.max(0, first!.at - answeredAt.get(first!.orderId)!));
     }
     lags.sort((a, b) => a - b);
+    const outcomes = await db.kysely
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .select([sql<string>`coalesce(a.status_code::text, a.error)`.as('outcome'), sql<number>`count(*)::int`.as('count')])
+      .where('d.account_id', 'in', traders.map((t) => t.accountId))
+      .groupBy(sql`coalesce(a.status_code::text, a.error)`)
+      .execute();
     return {
       withoutEndpoint,
       withEndpoint,
@@ -110,9 +160,13 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       expected: owed.length,
       lost,
       duplicated,
+      attempts: Object.fromEntries(outcomes.map((o) => [o.outcome, o.count])),
+      cpuPerApprovalMs: Object.fromEntries(
+        Object.entries(cpu).map(([side, c]) => [side, Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Math.round((100 * v) / (PAIRS * perPhase)) / 100]))]),
+      ) as WebhooksRun['cpuPerApprovalMs'],
     };
   } finally {
     await service.stop();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    receiver.kill();
   }
 }

@@ -20,16 +20,26 @@ export interface WebhookWorkerOptions {
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/**
+ * While there is work, turns come at most this often: each turn is a few statements whatever its batch holds, so
+ * pacing them gathers a busy moment's events and finished attempts into a few batches instead of a turn for each,
+ * leaving the database and the cores to the requests, for at most this much more lag. Measured with the bench's
+ * webhooks case: a turn at once after every finished attempt took the approvals' p99 at 200/s to 2.5× of none;
+ * 100 ms turns sent bursts that hurt as much; 25 ms keeps the delivery lag's p99 near 50 ms.
+ */
+export const BUSY_TURN_MS = 25;
 
 /**
  * Sends the webhooks on this instance; every instance runs one. Each turn it fans new events out into deliveries
  * (one instance at a time does), claims due deliveries up to its free places and sends them; results are written
- * together as they come in (one transaction for all that finished meanwhile). Nothing here is held only in memory:
+ * at the next turn (one transaction for all that finished meanwhile). Nothing here is held only in memory:
  * a stop, a crash or a restart loses nothing — what was not written as done is claimed again.
  */
 export class WebhookWorker {
   private readonly sender: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
+  /** When the pending timer fires (performance.now()), while one is pending. */
+  private dueAt: number | undefined;
   private running = false;
   private stopped = true;
   private turn: Promise<void> = Promise.resolve();
@@ -57,16 +67,22 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.dueAt = undefined;
     await this.turn;
     await Promise.all(this.inFlight);
     await this.flush();
     this.sender.close();
   }
 
+  /** The next turn comes within `delayMs`: a turn already due sooner stays as it is. */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    const at = performance.now() + delayMs;
+    if (this.dueAt !== undefined && this.dueAt <= at) return;
     clearTimeout(this.timer);
+    this.dueAt = at;
     this.timer = setTimeout(() => {
+      this.dueAt = undefined;
       // One turn at a time, and `turn` is always the one running (stop() waits for it).
       if (!this.running) this.turn = this.work();
     }, delayMs);
@@ -78,12 +94,21 @@ export class WebhookWorker {
     this.running = true;
     let busy = false;
     try {
+      // The results that came in since the last turn, in one transaction.
+      await this.flush();
       const now = this.clock.now();
-      const dispatched = await dispatch(this.db, now);
-      const free = this.options.concurrency - this.inFlight.size;
-      const claimed = await claim(this.db, now, free);
-      for (const delivery of claimed) this.attempt(delivery);
-      busy = dispatched.events > 0 || (free > 0 && claimed.length === free);
+      let free = this.options.concurrency - this.inFlight.size;
+      // New deliveries come back claimed from the fan-out, up to the free places; retries due and deliveries another
+      // instance fanned out are claimed next.
+      const dispatched = await dispatch(this.db, now, free);
+      free -= dispatched.claimed.length;
+      const claimed = [...dispatched.claimed, ...(await claim(this.db, now, free))];
+      for (const delivery of claimed) {
+        this.attempt(delivery);
+        // Requests waiting on this process go first between two sends: a batch never holds them up as a block.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      busy = dispatched.events > 0 || (free > 0 && claimed.length - dispatched.claimed.length === free) || this.outcomes.length > 0;
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
         const removed = await prune(this.db, new Date(now.getTime() - this.options.retentionMs));
@@ -93,7 +118,7 @@ export class WebhookWorker {
       this.logger?.warn({ err: error }, 'webhook worker turn failed; trying again');
     } finally {
       this.running = false;
-      this.schedule(busy ? 0 : this.options.pollMs);
+      this.schedule(busy ? Math.min(BUSY_TURN_MS, this.options.pollMs) : this.options.pollMs);
     }
   }
 
@@ -106,10 +131,8 @@ export class WebhookWorker {
     const sending = this.sender.send(delivery.url, { ...headers }, body).then((result) => {
       this.outcomes.push({ delivery, at, ...result });
       this.inFlight.delete(sending);
-      void this.flush().then(() => {
-        // A place came free: look for more at once rather than at the next poll.
-        if (!this.stopped && !this.running) this.schedule(0);
-      });
+      // The next turn writes the result, and fills the place that came free without waiting for the next poll.
+      this.schedule(Math.min(BUSY_TURN_MS, this.options.pollMs));
     });
     this.inFlight.add(sending);
   }

@@ -53,6 +53,14 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
     await page.screenshot({ path: `${SCREENSHOTS}/webhooks-${name}.png`, fullPage: true });
   }
 
+  /** Clicks a form's button and waits until the page it leads to has loaded (a reload meanwhile would detach the page). */
+  async function submit(name: string | RegExp, within: Pick<Page, 'getByRole'> = page) {
+    const loaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), ...WAIT });
+    await within.getByRole('button', { name }).click();
+    await loaded;
+    await page.waitForLoadState('load');
+  }
+
   /** The delivery log's row of an event, once it shows `text` (the page is reloaded until it does). */
   async function logRow(eventId: string, text: string) {
     return until(`the log row of ${eventId} showing ${text}`, async () => {
@@ -102,7 +110,7 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
     expect(await page.content()).to.not.include(secret);
 
     // Send test event: delivered, signed with that secret, and logged.
-    await page.getByRole('button', { name: 'Send test event' }).click();
+    await submit('Send test event');
     await page.getByText('Test event queued').waitFor(WAIT);
     const [test] = await until('the test event', () => receiver.received.length > 0 && receiver.received);
     expect(new Webhook(secret).verify(test!.body, test!.headers as Record<string, string>)).to.include({ type: 'webhook.test' });
@@ -112,13 +120,13 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
 
     // A failing receiver: the attempt is logged with its status code and next retry; "Retry now" sends it again.
     receiver.answer = () => ({ status: 503, body: 'busy' });
-    await page.getByRole('button', { name: 'Send test event' }).click();
+    await submit('Send test event');
     const failing = await until('the second test event', () => receiver.received.length > 1 && receiver.received[1]!);
     const failingId = String(failing.headers['webhook-id']);
     const row = await logRow(failingId, '503');
     expect(await row.textContent()).to.contain('pending');
     receiver.answer = () => ({ status: 204 });
-    await row.getByRole('button', { name: /^Retry now/ }).click();
+    await submit(/^Retry now/, row);
     await page.getByText('Delivery queued to be sent again now.').waitFor(WAIT);
     await until('the retry', () => receiver.of(failingId).length === 2);
     await logRow(failingId, 'succeeded');
@@ -130,7 +138,7 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
     await page.getByRole('textbox', { name: 'Signing secret' }).waitFor(WAIT);
     const rotated = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
     expect(rotated).to.not.equal(secret);
-    await page.getByRole('button', { name: 'Send test event' }).click();
+    await submit('Send test event');
     const third = await until('a delivery after the rotation', () => receiver.received.length > 3 && receiver.received[3]!);
     expect(String(third.headers['webhook-signature']).split(' ')).to.have.length(2);
     new Webhook(secret).verify(third.body, third.headers as Record<string, string>);
