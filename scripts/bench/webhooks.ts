@@ -54,7 +54,7 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       });
       receiver.send('collect');
     });
-  const service = await startService(databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn', ...(process.env.NODELIVER ? { WEBHOOK_DELIVERY: 'false' } : {}) }, process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []);
+  const service = await startService(databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []);
   try {
     const perPhase = RATE * Math.max(4, Math.ceil(seconds / 2));
     const perAccount = Math.ceil((2 * PAIRS * perPhase + 2 * RATE) / ACCOUNTS) + 1;

@@ -129,6 +129,31 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === undefined)).to.have.length(0);
   });
 
+  it('an endpoint failing for 5 days is disabled with a notice; a success ends a failing streak', async () => {
+    const db = server.context.store.db;
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000);
+    // Failing since six days: one more failure disables it, saying since when.
+    receiver.answer = () => ({ status: 503 });
+    const failing = await subscriber(receiver.url);
+    await db.updateTable('webhook_endpoints').set({ failing_since: sixDaysAgo }).where('id', '=', failing.endpoint.id).execute();
+    const test = await server.services.webhooks.sendTest('operator', failing.endpoint.id);
+    const disabled = await until('the endpoint disabled', async () => {
+      const endpoint = await server.services.webhooks.get('operator', failing.endpoint.id);
+      return !endpoint.enabled && endpoint;
+    });
+    expect(disabled.disabled_reason).to.contain(`every delivery failed since ${sixDaysAgo.toISOString().slice(0, 10)}`).and.to.contain('5 days');
+    expect((await server.services.webhooks.deliveries('operator', failing.endpoint.id)).find((d) => d.id === test.id)).to.include({ status: 'pending', last_status_code: 503 });
+
+    // Failing since six days too, but it answers now: the streak ends and it stays enabled.
+    receiver.answer = () => ({ status: 204 });
+    const back = await subscriber(receiver.url);
+    await db.updateTable('webhook_endpoints').set({ failing_since: sixDaysAgo }).where('id', '=', back.endpoint.id).execute();
+    const ok = await server.services.webhooks.sendTest('operator', back.endpoint.id);
+    await until('the test delivery settled', async () => (await server.services.webhooks.deliveries('operator', back.endpoint.id)).find((d) => d.id === ok.id)?.status === 'succeeded');
+    const row = await db.selectFrom('webhook_endpoints').select(['enabled', 'failing_since']).where('id', '=', back.endpoint.id).executeTakeFirstOrThrow();
+    expect(row).to.deep.equal({ enabled: true, failing_since: null });
+  });
+
   it('after a rotation both secrets sign for 24 hours; a test event and "retry now" go out like any delivery', async () => {
     const { endpoint } = await subscriber(receiver.url);
     const rotated = await server.services.webhooks.rotate('operator', endpoint.id);
