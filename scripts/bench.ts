@@ -1,11 +1,13 @@
 // `make bench`: the service against baselines it starts itself, each result a ratio measured in the same run (this
 // machine's load varies; absolute numbers from different runs are not comparable). Not part of `make test`.
 // Usage: make bench [CASES="read cluster memory approvals webhooks orders feasibility flood heavy"]
-// Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON).
+// Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON); a run of some cases (CASES=…)
+// writes .bench/BENCHMARKS.partial.md instead.
 import { spawn, spawnSync } from 'node:child_process';
 import type { Agent } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { loadConfig } from '../src/config.js';
@@ -367,8 +369,11 @@ const table = [
   ...rows.map((r) => `| ${r.case} | ${r.measured} | ${r.ratio === undefined ? '' : `${fixed(r.ratio)}×`} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`),
 ].join('\n');
 log(`\n${table}\n`);
+// A run of some cases (CASES=…) is not the record: it goes to .bench/, and BENCHMARKS.md keeps the last full run.
+const out = process.env.CASES ? '.bench/BENCHMARKS.partial.md' : 'BENCHMARKS.md';
+mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
-  'BENCHMARKS.md',
+  out,
   `# Benchmarks
 
 Written by \`make bench\` (\`scripts/bench.ts\`) on ${date}: ${machine.cores} × ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node},
@@ -386,5 +391,5 @@ ${JSON.stringify({ date, machine, results: raw }, null, 2)}
 </details>
 `,
 );
-log('wrote BENCHMARKS.md');
+log(`wrote ${out}`);
 process.exit(0);
