@@ -72,7 +72,7 @@ export async function approvalsRun(
     // The set-up above went through a process of its own; the measured one starts now, as a deployment starts one,
     // and is loaded as soon as /readyz says ready.
     await service.stop();
-    const fresh = await startService(databaseUrl);
+    const fresh = await startService(databaseUrl, {}, process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-ap'] : []);
     try {
       for (const trader of traders) trader.token = await trader.tokenFor(fresh);
       await readyz(fresh);

@@ -1,18 +1,15 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Debian's Chromium; CI installs it when missing. No browser is ever downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 /** Screenshots for a reviewer to look at; git-ignored. */
 const SCREENSHOTS = 'test-results/dashboard';
 const WAIT = { timeout: 20_000 };
 const insecure = { [oauth.allowInsecureRequests]: true };
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the dashboard in a headless browser', function () {
   this.timeout(180_000);
@@ -27,14 +24,11 @@ describe('the dashboard in a headless browser', function () {
   const audited: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with \`apt-get update && apt-get install -y chromium\` (the browser tests need it; they never download one)`);
-    }
     mkdirSync(SCREENSHOTS, { recursive: true });
     // The default proof-of-work difficulty: the page solves it as a person's browser would.
     server = await startTestServer();
     as = await oauth.processDiscoveryResponse(new URL(server.url), await oauth.discoveryRequest(new URL(server.url), { algorithm: 'oauth2', ...insecure }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('request', (request) => requests.push(request.url()));
     page.on('pageerror', (error) => pageErrors.push(String(error)));
@@ -50,11 +44,7 @@ describe('the dashboard in a headless browser', function () {
 
   /** axe-core finds no serious or critical violation, and a screenshot is kept. */
   async function audit(name: string) {
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    });
+    const violations = await axeViolations(page);
     expect(violations, `accessibility of ${name}`).to.deep.equal([]);
     await page.screenshot({ path: `${SCREENSHOTS}/${String(audited.length + 1).padStart(2, '0')}-${name}.png`, fullPage: true });
     // Usable on a phone: nothing scrolls sideways at 390 px.

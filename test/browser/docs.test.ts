@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Debian's Chromium; CI installs it when missing. No browser is ever downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const SCREENSHOT = '/tmp/docs-try-it.png';
 const WAIT = { timeout: 15_000 };
 
@@ -20,11 +18,8 @@ describe('interactive docs in a headless browser (GET /docs)', function () {
   const consoleErrors: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with \`apt-get update && apt-get install -y chromium\` (the browser tests need it; they never download one)`);
-    }
     server = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('request', (request) => requests.push(request.url()));
     page.on('pageerror', (error) => pageErrors.push(String(error)));

@@ -1,18 +1,15 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchChromium } from '../support/browser.js';
 import { startServiceProcess, type ServiceProcess } from '../support/process.js';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 /** Screenshots for a reviewer, wide and at 390 px; git-ignored. */
 const SCREENSHOTS = 'test-results/person';
 const WAIT = { timeout: 20_000 };
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * Issue 23's "Done when", as a person and their integration live it, against the service as `make run` starts it
@@ -34,12 +31,11 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
   const audited: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with \`apt-get install -y chromium\``);
     mkdirSync(SCREENSHOTS, { recursive: true });
     service = await startServiceProcess();
     dashboard = `http://localhost:${service.dashboardPort}`;
     api = `http://127.0.0.1:${service.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     page.on('console', (message) => {
@@ -57,11 +53,7 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
    * Developer page's id column), it does not scroll sideways at 390 px, and screenshots are kept (wide and narrow).
    */
   async function audit(name: string) {
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    });
+    const violations = await axeViolations(page);
     expect(violations, `accessibility of ${name}`).to.deep.equal([]);
     const shown = await page.evaluate(() => {
       const clone = document.body.cloneNode(true) as HTMLElement;

@@ -1,16 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchChromium } from '../support/browser.js';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { Receiver, until } from '../support/webhook-receiver.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const SCREENSHOTS = 'test-results/dashboard';
 const WAIT = { timeout: 20_000 };
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the dashboard’s Developer → Webhooks in a headless browser', function () {
   this.timeout(180_000);
@@ -23,12 +20,11 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
   const consoleErrors: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's Chromium with \`apt-get update && apt-get install -y chromium\``);
     mkdirSync(SCREENSHOTS, { recursive: true });
     // Retries an hour apart: only "Retry now" sends a failed test event again within the test.
     server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_POLL_MS: '20', POW_DIFFICULTY: '4' });
     receiver = await new Receiver().listen();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     page.on('console', (message) => {
@@ -44,11 +40,7 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
 
   /** axe-core finds no serious or critical violation, and a screenshot is kept. */
   async function audit(name: string) {
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    });
+    const violations = await axeViolations(page);
     expect(violations, `accessibility of ${name}`).to.deep.equal([]);
     await page.screenshot({ path: `${SCREENSHOTS}/webhooks-${name}.png`, fullPage: true });
   }

@@ -80,6 +80,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               expect(answer.status, `${name} on ${state}: ${answer.text}`).to.equal(409);
               expect(answer.body).to.include({ type: `${server.url}/problems/invalid-state`, current_state: state });
               expect(answer.body.allowed_triggers).to.deep.equal(allowed[state]);
+              // The detail says what is allowed instead, or that the state is final (no state with two or more
+              // allowed triggers refuses one: only `proposed` has several, and it refuses none).
+              expect(answer.body.detail).to.equal(`The order is ${state}; ${name} is not allowed${state === 'submitted' ? ' (allowed: cancel)' : ' (it is final)'}.`);
               expect(after.body, `${name} on ${state} changed nothing`).to.deep.equal(before.body);
               expect(await cash(account.token), `${name} on ${state} moved no cash`).to.equal(cashBefore);
             } else {

@@ -92,58 +92,57 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
       ),
     })),
   );
-  // (order id, event row) pairs as a VALUES list; a row that matches nothing when there is nothing to cancel.
-  const pairs = cancelledEvents.length
-    ? cancelledEvents.map((e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`)
-    : [sql`(${''}, ${''}, ${''}, ${''}, ${'null'}, ${now})`];
-  const cancellations = sql<{ order_id: string; id: string; account_id: string; type: string; data: string; created_at: Date }>`(values ${sql.join(pairs)})`.as(
-    sql`v(order_id, id, account_id, type, data, created_at)` as never,
-  );
-  let query = db
-    .with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll())
-    .with('published', (q) => q.insertInto('events').values(published).returning('id'))
-    .with('superseded', (q) =>
-      q
-        .updateTable('orders')
-        .set({ status: 'cancelled', updated_at: now })
-        .where('account_id', '=', idea.accountId)
-        .where('id', 'in', supersedes.length ? supersedes.map((o) => o.id) : [''])
-        .where('status', '=', 'proposed')
-        .returning(['id', 'account_id']),
-    )
-    .with('cancelled', (q) =>
-      q
-        .insertInto('order_events')
-        .columns(['order_id', 'account_id', 'from_status', 'to_status', 'at', 'client_id', 'reason'])
-        .expression((eb) =>
-          eb
-            .selectFrom('superseded')
-            .select([
-              'superseded.id',
-              'superseded.account_id',
-              sql<string>`'proposed'`.as('from_status'),
-              sql<string>`'cancelled'`.as('to_status'),
-              sql<Date>`${now}::timestamptz`.as('at'),
-              sql<string>`${idea.clientId}::text`.as('client_id'),
-              sql<string>`${supersededReason(ideaRow.id)}::text`.as('reason'),
-            ]),
-        )
-        .returning('order_id'),
-    )
-    // Each cancellation is an event too, holding the order as GET answers it then; only for the orders the update
-    // above did cancel (one decided meanwhile keeps its own state and events).
-    .with('cancel_published', (q) =>
-      q
-        .insertInto('events')
-        .columns(['id', 'account_id', 'type', 'data', 'created_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom(cancellations)
-            .select(['v.id', 'v.account_id', 'v.type', sql<string>`v.data::json`.as('data'), sql<Date>`v.created_at::timestamptz`.as('created_at')])
-            .where('v.order_id', 'in', eb.selectFrom('superseded').select('superseded.id')),
-        )
-        .returning('id'),
+  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll()).with('published', (q) => q.insertInto('events').values(published).returning('id'));
+  if (supersedes.length > 0) {
+    // (order id, event row) pairs as a VALUES list, for the orders this idea supersedes.
+    const pairs = cancelledEvents.map((e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`);
+    const cancellations = sql<{ order_id: string; id: string; account_id: string; type: string; data: string; created_at: Date }>`(values ${sql.join(pairs)})`.as(
+      sql`v(order_id, id, account_id, type, data, created_at)` as never,
     );
+    query = query
+      .with('superseded', (q) =>
+        q
+          .updateTable('orders')
+          .set({ status: 'cancelled', updated_at: now })
+          .where('account_id', '=', idea.accountId)
+          .where('id', 'in', supersedes.map((o) => o.id))
+          .where('status', '=', 'proposed')
+          .returning(['id', 'account_id']),
+      )
+      .with('cancelled', (q) =>
+        q
+          .insertInto('order_events')
+          .columns(['order_id', 'account_id', 'from_status', 'to_status', 'at', 'client_id', 'reason'])
+          .expression((eb) =>
+            eb
+              .selectFrom('superseded')
+              .select([
+                'superseded.id',
+                'superseded.account_id',
+                sql<string>`'proposed'`.as('from_status'),
+                sql<string>`'cancelled'`.as('to_status'),
+                sql<Date>`${now}::timestamptz`.as('at'),
+                sql<string>`${idea.clientId}::text`.as('client_id'),
+                sql<string>`${supersededReason(ideaRow.id)}::text`.as('reason'),
+              ]),
+          )
+          .returning('order_id'),
+      )
+      // Each cancellation is an event too, holding the order as GET answers it then; only for the orders the update
+      // above did cancel (one decided meanwhile keeps its own state and events).
+      .with('cancel_published', (q) =>
+        q
+          .insertInto('events')
+          .columns(['id', 'account_id', 'type', 'data', 'created_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom(cancellations)
+              .select(['v.id', 'v.account_id', 'v.type', sql<string>`v.data::json`.as('data'), sql<Date>`v.created_at::timestamptz`.as('created_at')])
+              .where('v.order_id', 'in', eb.selectFrom('superseded').select('superseded.id')),
+          )
+          .returning('id'),
+      ) as unknown as typeof query;
+  }
   if (orders.length > 0) {
     query = query
       .with('proposed', (q) => q.insertInto('orders').values(orders).returning('id'))
@@ -152,7 +151,7 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
   const found = await query
     .selectFrom('idea')
     .selectAll('idea')
-    .select(sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded'))
+    .select(supersedes.length > 0 ? sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded') : sql<string[]>`'[]'::json`.as('superseded'))
     .executeTakeFirstOrThrow();
   const { superseded, ...row } = found;
   return { row: row as Selectable<IdeasTable>, orders: views, superseded };

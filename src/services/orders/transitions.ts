@@ -41,25 +41,26 @@ export interface FillWrite {
 type RecordValues = Record<string, unknown>;
 
 /**
- * The shape of a record() statement: how many steps, whether checks failed, which order fields change, and for a
- * fill whether the position closes and whether the fill came after its day's first instant. Each shape's SQL is
- * compiled once (CompiledOnce); its values go in as parameters. Kysely building and compiling this statement was
- * a tenth of an approval's CPU in the service, measured with a CPU profile under the approvals bench.
+ * The parameters of a record() statement, by name: the order's, one set per step, one outbox event per step, and for
+ * a fill its own (with the position's when it stays open, and the day's bought quantity when the fill came after the
+ * day's first instant). They are the statement's shape: each list's SQL is compiled once (CompiledOnce), keyed by the
+ * list itself, and its values go in as parameters. Kysely building and compiling this statement was a tenth of an
+ * approval's CPU in the service, measured with a CPU profile under the approvals bench.
  */
-function shapeOf(steps: Step[], fields: Fields, fill: FillWrite | undefined, later: boolean): string {
-  const failed = steps.some((step) => step.failedChecks);
-  return `${steps.length}|${failed ? 'f' : ''}|${Object.keys(fields).join(',')}|${fill ? `${fill.position.quantity.isZero() ? 'close' : 'hold'}${later ? '+later' : ''}` : ''}`;
+function recordNames(steps: number, fieldNames: (keyof Fields)[], failed: boolean, fill: 'close' | 'hold' | undefined, later: boolean): string[] {
+  const eventNames = Array.from({ length: steps }, (_, i) => ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`)).flat();
+  const fillNames = fill ? ['symbol', 'side', 'quantity', 'price', 'notional', 'cash_delta', ...(fill === 'hold' ? ['position_quantity', 'average_cost'] : []), 'day', ...(later ? ['bought'] : [])] : [];
+  const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at'].map((n) => `p${i}_${n}`)).flat();
+  return ['id', 'account_id', 'status', 'updated_at', ...(failed ? ['failed_checks'] : []), ...fieldNames, ...eventNames, ...outboxNames, ...fillNames];
 }
 
 const compiledRecords = new Map<string, CompiledOnce<RecordValues, OrderRow>>();
 
-function recordQuery(shape: string, steps: number, fieldNames: (keyof Fields)[], failed: boolean, fill: 'close' | 'hold' | undefined, later: boolean): CompiledOnce<RecordValues, OrderRow> {
+function recordQuery(steps: number, fieldNames: (keyof Fields)[], failed: boolean, fill: 'close' | 'hold' | undefined, later: boolean): CompiledOnce<RecordValues, OrderRow> {
+  const names = recordNames(steps, fieldNames, failed, fill, later);
+  const shape = names.join(',');
   let compiled = compiledRecords.get(shape);
   if (compiled) return compiled;
-  const eventNames = Array.from({ length: steps }, (_, i) => ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`)).flat();
-  const fillNames = fill ? ['symbol', 'side', 'quantity', 'price', 'notional', 'cash_delta', ...(fill === 'hold' ? ['position_quantity', 'average_cost'] : []), 'day', ...(later ? ['bought'] : [])] : [];
-  const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at'].map((n) => `p${i}_${n}`)).flat();
-  const names = ['id', 'account_id', 'status', 'updated_at', ...(failed ? ['failed_checks'] : []), ...fieldNames, ...eventNames, ...outboxNames, ...fillNames];
   compiled = new CompiledOnce<RecordValues, OrderRow>(names, (trx, v) => {
     const events = Array.from({ length: steps }, (_, i) => ({
       order_id: v.id,
@@ -209,7 +210,7 @@ export async function record(trx: Transaction<Database>, row: OrderRow, steps: S
     });
   }
   const kind = fill ? (fill.position.quantity.isZero() ? 'close' : 'hold') : undefined;
-  const query = recordQuery(shapeOf(steps, fields, fill, later), steps.length, Object.keys(fields) as (keyof Fields)[], Boolean(failed), kind, later);
+  const query = recordQuery(steps.length, Object.keys(fields) as (keyof Fields)[], Boolean(failed), kind, later);
   const moved = (await query.execute(trx, values)).rows[0];
   if (!moved) throw new Error(`order ${row.id} was not updated`);
   return moved;
