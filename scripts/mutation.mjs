@@ -38,15 +38,33 @@ if (!existsSync(node)) {
   process.exit(1);
 }
 const stryker = join(cache, 'node_modules/@stryker-mutator/core/bin/stryker.js');
-// The suites run on the embedded database: no server is needed, and each test process keeps one migrated template.
+// The suites run on PostgreSQL when it answers (a test file's database is a server-side copy, and statements are
+// cheaper than on the embedded database), else on the embedded database (no server needed; each test process keeps
+// one migrated template). TEST_DB=embedded chooses the embedded database.
+const postgres = process.env.TEST_DB === 'embedded' ? false : await postgresAnswers(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+console.log(`make mutation: the suites run on ${postgres ? 'PostgreSQL' : 'the embedded database'}`);
 const run = spawnSync(node, [stryker, 'run', 'stryker.config.json', ...process.argv.slice(2)], {
   cwd: root,
   env: {
     ...process.env,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(manifest, 'mocha12-paths.cjs')}`.trim(),
-    TEST_DB: 'embedded',
+    ...(postgres ? {} : { TEST_DB: 'embedded' }),
     TEST_REDIS: process.env.TEST_REDIS ?? 'none',
   },
   stdio: 'inherit',
 });
 process.exit(run.status ?? 1);
+
+async function postgresAnswers(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -58,10 +58,12 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
       const [order] = await account.propose(trade);
       const id = order!.id;
       const move = { proposed: null, expired: null, submitted: 'approve', filled: 'approve', blocked: 'approve', rejected: 'reject', cancelled: 'cancel' }[state];
-      if (move) await trigger(account.token, id, move);
+      const moved = move ? await trigger(account.token, id, move) : undefined;
       if (state === 'expired') clock.advance(24 * 3600_000 + 1000);
       const read = await server.api.get(`/v1/orders/${id}`, { token: account.token });
       expect(read.body.status, `set-up of a ${state} order`).to.equal(state);
+      // A blocked order keeps the checks that failed, as its 422 listed them.
+      if (state === 'blocked') expect(read.body.failed_checks).to.deep.equal(moved!.body.failed_checks).and.to.have.length.above(0);
       return id;
     }
 

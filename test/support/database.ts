@@ -1,4 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type Db } from '../../db/connect.js';
 
@@ -52,6 +55,47 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+let postgresTemplateName: Promise<string> | undefined;
+
+/**
+ * A migrated database that each test file's database is copied from (`create database … template`), instead of
+ * running every migration for every file: one per version of the migrations (named by their hash), made once by
+ * whichever test process needs it first (an advisory lock keeps the others waiting) and published by a rename, so
+ * no process ever copies a half-migrated one. Templates of older migrations are dropped when a new one is made.
+ */
+function postgresTemplate(admin: pg.Client): Promise<string> {
+  postgresTemplateName ??= (async () => {
+    const folder = fileURLToPath(new URL('../../db/migrations/', import.meta.url));
+    const hash = createHash('sha256');
+    for (const file of readdirSync(folder).sort()) hash.update(file).update(readFileSync(join(folder, file)));
+    const name = `ias_template_${hash.digest('hex').slice(0, 16)}`;
+    await admin.query(`select pg_advisory_lock(hashtext('ias_test_template'))`);
+    try {
+      const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (exists.rowCount === 0) {
+        const building = `${name}_building`;
+        await admin.query(`drop database if exists ${building} with (force)`);
+        await admin.query(`create database ${building}`);
+        const url = new URL(adminUrl);
+        url.pathname = `/${building}`;
+        const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
+        try {
+          await migrateToLatest(db.kysely);
+        } finally {
+          await db.close();
+        }
+        await admin.query(`alter database ${building} rename to ${name}`);
+        const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'ias\_template\_%' and datname <> $1`, [name]);
+        for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname}`).catch(() => {}); // one in use stays
+      }
+    } finally {
+      await admin.query(`select pg_advisory_unlock(hashtext('ias_test_template'))`);
+    }
+    return name;
+  })();
+  return postgresTemplateName;
+}
+
 export async function createTestDatabase(onQuery?: (sql: string) => void): Promise<TestDatabase> {
   if ((await testBackend()) === 'embedded') {
     const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await embeddedTemplate(), onQuery });
@@ -61,12 +105,15 @@ export async function createTestDatabase(onQuery?: (sql: string) => void): Promi
   const name = `ias_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name} template ${await postgresTemplate(admin)}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 20, onQuery });
-  await migrateToLatest(db.kysely);
+  await migrateToLatest(db.kysely); // nothing to do on a copy of the template; kept so that a test never runs unmigrated
   return {
     db,
     url: url.toString(),
