@@ -89,8 +89,7 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl
 }
 
 async function listen(app: Express, port: number | NetServer, config: Config): Promise<Listening> {
-  const server = createExpressServer(app);
-  server.requestTimeout = config.requestTimeoutMs;
+  const server = createExpressServer(app, config.requestTimeoutMs);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerParserError(error, socket, config.baseUrl));
   const inFlight = new Set<ServerResponse>();
