@@ -1,8 +1,12 @@
 import { expect } from 'chai';
-import { D, dec, roundMoney, type Dec } from '../../src/services/money.js';
+import { Decimal } from 'decimal.js';
+import { D, dec, type Dec } from '../../src/services/money.js';
 import { testBackend } from '../support/database.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy, manualClock, propose, type TradeSpec } from '../support/trading.js';
+
+/** A fill's cash, stated here rather than taken from the code: quantity × price to the cent, exact halves to the even cent. */
+const cents = (value: Dec) => new Decimal(value.toString()).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toString();
 
 const LOOSE = { max_order_notional: 1e9, max_position_weight: 1, max_daily_notional: 1e11, max_daily_loss: 1e9 };
 
@@ -58,7 +62,7 @@ describe('orders under concurrency, and money that never drifts', function () {
     expect(filled.length + blocked.length).to.equal(20);
     expect(filled.length).to.be.within(1, 8);
     for (const response of blocked) expect(response.body.failed_checks.map((f: any) => f.check)).to.include('risk.buying_power');
-    const spent = filled.reduce((sum: Dec, o: any) => sum.plus(roundMoney(dec(o.fill_price).times(dec(o.filled_quantity)))), new D(0));
+    const spent = filled.reduce((sum: Dec, o: any) => sum.plus(dec(cents(dec(o.fill_price).times(dec(o.filled_quantity))))), new D(0));
     const cash = (await server.api.get('/v1/portfolio', { token: account.token })).body.cash;
     expect(cash).to.be.at.least(0);
     expect(dec(cash).equals(dec(100000).minus(spent))).to.equal(true);
@@ -71,7 +75,7 @@ describe('orders under concurrency, and money that never drifts', function () {
     const responses = await Promise.all(orders.map((o) => approve(account.token, o.id)));
     const traded = responses
       .filter((r) => r.status === 200)
-      .reduce((sum: Dec, r) => sum.plus(roundMoney(dec(r.body.fill_price).times(dec(r.body.filled_quantity)))), new D(0));
+      .reduce((sum: Dec, r) => sum.plus(dec(cents(dec(r.body.fill_price).times(dec(r.body.filled_quantity))))), new D(0));
     expect(traded.lessThanOrEqualTo(20_000)).to.equal(true);
     expect(responses.filter((r) => r.status === 422).length).to.be.greaterThan(0);
   });
@@ -106,7 +110,7 @@ describe('orders under concurrency, and money that never drifts', function () {
         const page: any = (await server.api.get(`/v1/orders?status=filled&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: account.token })).body;
         for (const order of page.data) {
           const quantity = dec(order.filled_quantity);
-          const notional = roundMoney(quantity.times(dec(order.fill_price)));
+          const notional = dec(cents(quantity.times(dec(order.fill_price))));
           const sign = order.side === 'buy' ? 1 : -1;
           cash.set('cash', cash.get('cash')!.minus(notional.times(sign)));
           held.set(order.symbol, (held.get(order.symbol) ?? new D(0)).plus(quantity.times(sign)));
