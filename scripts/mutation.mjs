@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresAnswers } from './postgres-answers.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const manifest = join(root, 'test/mutation');
@@ -54,17 +55,3 @@ const run = spawnSync(node, [stryker, 'run', 'stryker.config.json', ...process.a
   stdio: 'inherit',
 });
 process.exit(run.status ?? 1);
-
-async function postgresAnswers(url) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}

@@ -4,25 +4,11 @@
 //   TEST_REDIS=none    the tests that need a Redis skip (listed as pending)
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
-import pg from 'pg';
+import { postgresAnswers } from './postgres-answers.mjs';
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TIMEOUT_MS = 3000;
-
-async function postgresAnswers() {
-  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: TIMEOUT_MS });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 /** PING over a plain socket: +PONG, or -NOAUTH from a Redis that wants a password (it answers, the tests will say more). */
 function redisAnswers() {
@@ -47,7 +33,7 @@ function redisAnswers() {
 
 const embedded = process.env.TEST_DB === 'embedded';
 const noRedis = process.env.TEST_REDIS === 'none';
-const [postgres, redis] = await Promise.all([embedded ? Promise.resolve(false) : postgresAnswers(), noRedis ? Promise.resolve(false) : redisAnswers()]);
+const [postgres, redis] = await Promise.all([embedded ? Promise.resolve(false) : postgresAnswers(postgresUrl, TIMEOUT_MS), noRedis ? Promise.resolve(false) : redisAnswers()]);
 const problems = [];
 if (!embedded && !postgres) {
   problems.push(`PostgreSQL does not answer at ${postgresUrl} (TEST_DATABASE_URL). Start it (.ci/run does), or run \`make test TEST_DB=embedded\` to run every suite on the embedded database, knowing that the PostgreSQL-only tests then skip.`);
