@@ -23,6 +23,8 @@ const pgTypes = {
 export interface Db {
   kysely: Kysely<Database>;
   kind: 'postgres' | 'embedded';
+  /** PostgreSQL only: what it was opened with, for another pool of the same process (the webhook thread's). */
+  open?: Pick<OpenOptions, 'databaseUrl' | 'timeouts' | 'preparedStatements'>;
   /**
    * Opens every connection the pool may hold, at once, so that the first requests do not queue behind their
    * connections being opened one by one (17–26 ms each here), and runs `statements` on each (the hot paths' reads,
@@ -139,7 +141,13 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
         for (const client of clients) client.release();
       }
     };
-    return { kysely, kind: 'postgres', warm, close: () => kysely.destroy() };
+    return {
+      kysely,
+      kind: 'postgres',
+      open: { databaseUrl: options.databaseUrl, timeouts: options.timeouts, preparedStatements: options.preparedStatements },
+      warm,
+      close: () => kysely.destroy(),
+    };
   }
   const dataDir = options.dataDir ?? 'memory://';
   const unlock = dataDir.startsWith('memory://') ? () => {} : lockDataDir(dataDir);

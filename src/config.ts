@@ -102,6 +102,11 @@ export interface WebhooksConfig {
   concurrency: number;
   /** Whether this instance delivers at all (an instance that does not leaves it to the others on the database). */
   deliver: boolean;
+  /**
+   * On PostgreSQL, deliveries run on a worker thread of their own at a lower CPU priority (WEBHOOK_THREAD, default
+   * true); false keeps them on the main thread, as on the embedded database (which lives in the main thread).
+   */
+  thread: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -266,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
       deliver: flag(env, 'WEBHOOK_DELIVERY', true),
+      thread: flag(env, 'WEBHOOK_THREAD', true),
     },
     assistant: assistantBaseUrl
       ? {

@@ -13,6 +13,7 @@ import { RateLimitStores } from './http/rate-limits.js';
 import { loadDocument } from './document.js';
 import { systemClock } from './clock.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
+import { WebhookThread } from './webhooks/threaded.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
 export interface RunningServer {
@@ -27,6 +28,8 @@ export interface RunningServer {
    * is asked to reconnect (see main.ts).
    */
   stopAccepting(): void;
+  /** Where this instance sends webhooks: on a thread of its own (PostgreSQL), on the main thread, or not at all. */
+  webhookDelivery: 'thread' | 'main thread' | 'off';
   /**
    * Stops accepting and drains: readiness turns 503 at once, every response from now on (and those of requests
    * already in flight) carries `Connection: close`, and it resolves once every connection has ended — after its
@@ -157,10 +160,12 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   // first requests would open and prepare them.
   await db.warm(services.hotStatements());
   // Every instance sends webhooks; the queue in the database keeps two from sending the same attempt.
-  const webhooks = new WebhookWorker(db.kysely, options.overrides?.clock ?? systemClock, {
-    ...config.webhooks,
-    retentionMs: config.eventRetentionDays * 86_400_000,
-  }, logger);
+  // On PostgreSQL on a thread of its own (threaded.ts), unless a test's clock drives it (a thread has the system's).
+  const workerOptions = { ...config.webhooks, retentionMs: config.eventRetentionDays * 86_400_000 };
+  const webhooks =
+    config.webhooks.thread && db.open && !options.overrides?.clock
+      ? new WebhookThread(db, workerOptions, logger)
+      : new WebhookWorker(db.kysely, options.overrides?.clock ?? systemClock, workerOptions, logger);
   if (config.webhooks.deliver) webhooks.start();
   services.meta.setAccepting(true);
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
@@ -183,5 +188,6 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     dashboard: { server: dashboard.server, port: dashboardPort, url: dashboardUrl },
     stopAccepting,
     drain,
+    webhookDelivery: !config.webhooks.deliver ? 'off' : webhooks instanceof WebhookThread ? 'thread' : 'main thread',
   };
 }

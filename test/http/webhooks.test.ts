@@ -1,9 +1,11 @@
 import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase, type Db } from '../../db/connect.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { THREAD_NICE } from '../../src/webhooks/threaded.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { Receiver, until } from '../support/webhook-receiver.js';
 import { freePort, startTestServer, type TestServer } from '../support/server.js';
@@ -241,6 +243,14 @@ describe('webhooks: instances, restarts and private networks', () => {
     if (!database.url) this.skip(); // the embedded database serves one process: there is one instance
     const [a, b] = [await instance(), await instance()];
     try {
+      // On PostgreSQL each instance delivers from a thread of its own (WEBHOOK_THREAD's default).
+      expect([a.running.webhookDelivery, b.running.webhookDelivery]).to.deep.equal(['thread', 'thread']);
+      if (existsSync('/proc/self/task')) {
+        // Linux: the threads run at a lower priority than the one answering requests (the 19th field of a task's stat).
+        const nice = (task: string) => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
+        expect(nice(String(process.pid))).to.equal(0);
+        await until('both webhook threads lowered', () => readdirSync('/proc/self/task').filter((task) => nice(task) === THREAD_NICE).length >= 2);
+      }
       const holder = await holderOn(a.running, a.url);
       const ideas = await holder.call('/v1/ideas/generate', { mode: 'invest_cash', market: 'US' });
       const orders = ideas.ideas[0].orders as { id: string }[];

@@ -71,6 +71,9 @@ export async function startTestServer(env: Record<string, string> = {}, override
     TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
     TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
     TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
+    // cost each a start; the webhook thread is tested by the instances of webhooks.test.ts and the process tests.
+    WEBHOOK_THREAD: 'false',
     ...env,
   });
   const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides, apiSocket: socket });

@@ -1,0 +1,48 @@
+// The webhook thread's entry (threaded.ts starts it): the delivery worker on a pool of its own, at a lower CPU
+// priority than the thread that answers requests.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { openDatabase } from '../../db/connect.js';
+import { systemClock } from '../clock.js';
+import type { ThreadData } from './threaded.js';
+import { WebhookWorker } from './worker.js';
+
+const data = workerData as ThreadData;
+
+/**
+ * Linux schedules each thread on its own, and `setpriority` on a thread's id changes that thread only: the requests'
+ * thread keeps its priority and goes first when the cores are busy; deliveries take what is left (with nice 10, about
+ * a tenth of a busy core's time, never nothing). Elsewhere the thread keeps the process's priority.
+ */
+function lowerPriority(nice: number): boolean {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    setPriority(tid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const logger = pino({ level: data.logLevel }).child({ thread: 'webhooks' });
+const lowered = lowerPriority(data.nice);
+const db = await openDatabase({ ...data.open, poolSize: data.poolSize });
+const worker = new WebhookWorker(db.kysely, systemClock, data.options, logger);
+worker.start();
+logger.debug({ lowered, nice: data.nice }, 'webhook thread started');
+
+parentPort!.on('message', (message: { stop?: true }) => {
+  if (!message.stop) return;
+  void (async () => {
+    try {
+      await worker.stop();
+    } finally {
+      await db.close().catch(() => {});
+      parentPort!.postMessage({ stopped: true });
+      parentPort!.close();
+    }
+  })();
+});
