@@ -156,9 +156,6 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     api.server.close();
     throw error;
   }
-  // Ready once the database pool holds its connections, each with the approval's statements prepared, not while the
-  // first requests would open and prepare them.
-  await db.warm(services.hotStatements());
   // Every instance sends webhooks; the queue in the database keeps two from sending the same attempt.
   // On PostgreSQL on a thread of its own (threaded.ts), unless a test's clock drives it (a thread has the system's).
   const workerOptions = { ...config.webhooks, retentionMs: config.eventRetentionDays * 86_400_000 };
@@ -166,7 +163,14 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     config.webhooks.thread && db.open && !options.overrides?.clock
       ? new WebhookThread(db, workerOptions, logger)
       : new WebhookWorker(db.kysely, options.overrides?.clock ?? systemClock, workerOptions, logger);
-  if (config.webhooks.deliver) webhooks.start();
+  // Ready once the database pool holds its connections, each with the approval's statements prepared, and the
+  // webhook thread has loaded and opened its own, not while the first requests would wait for them.
+  try {
+    await Promise.all([db.warm(services.hotStatements()), config.webhooks.deliver ? webhooks.start() : undefined]);
+  } catch (error) {
+    await webhooks.stop();
+    throw error;
+  }
   services.meta.setAccepting(true);
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboardPort}`;

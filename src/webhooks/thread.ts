@@ -30,9 +30,13 @@ function lowerPriority(nice: number): boolean {
 const logger = pino({ level: data.logLevel }).child({ thread: 'webhooks' });
 const lowered = lowerPriority(data.nice);
 const db = await openDatabase({ ...data.open, poolSize: data.poolSize });
+// Its connections open before the service says ready, not under the first requests (nothing here can fail for
+// good: a database not answering yet is the worker's to retry, turn after turn).
+await db.warm().catch((error: unknown) => logger.warn({ err: error }, 'the webhook thread could not open its connections yet'));
 const worker = new WebhookWorker(db.kysely, systemClock, data.options, logger);
 worker.start();
 logger.debug({ lowered, nice: data.nice }, 'webhook thread started');
+parentPort!.postMessage({ started: true });
 
 parentPort!.on('message', (message: { stop?: true }) => {
   if (!message.stop) return;

@@ -47,19 +47,25 @@ export class WebhookThread {
     if (!db.open) throw new Error('the webhook thread needs PostgreSQL (the embedded database serves its own thread only)');
   }
 
-  start(): void {
-    if (this.worker || this.stopping) return;
+  /** Resolves once the thread has loaded and opened its connections (or has ended: it is then started again). */
+  start(): Promise<void> {
+    if (this.worker || this.stopping) return Promise.resolve();
     const worker = new Worker(THREAD_FILE, { workerData: this.data });
     this.worker = worker;
+    const started = new Promise<void>((resolve) => {
+      worker.on('message', (message: { started?: true }) => message.started && resolve());
+      worker.once('exit', () => resolve());
+    });
     worker.on('error', (error) => this.logger.error({ err: error }, 'the webhook thread failed'));
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
       if (this.stopping) return;
       this.logger.error({ code }, `the webhook thread stopped; starting it again in ${RESTART_AFTER_MS} ms`);
-      this.restart = setTimeout(() => this.start(), RESTART_AFTER_MS);
+      this.restart = setTimeout(() => void this.start(), RESTART_AFTER_MS);
       this.restart.unref();
     });
+    return started;
   }
 
   /** Lets the attempts in flight finish and their results be written (as WebhookWorker.stop), then ends the thread. */

@@ -20,6 +20,8 @@ export interface WebhookWorkerOptions {
 }
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Events one turn fans out at most. */
+const DISPATCH_BATCH = 1000;
 /**
  * While there is work, turns come at most this often: each turn is a few statements whatever its batch holds, so
  * pacing them gathers a busy moment's events and finished attempts into a few batches instead of a turn for each,
@@ -100,7 +102,7 @@ export class WebhookWorker {
       let free = this.options.concurrency - this.inFlight.size;
       // New deliveries come back claimed from the fan-out, up to the free places; retries due and deliveries another
       // instance fanned out are claimed next.
-      const dispatched = await dispatch(this.db, now, free);
+      const dispatched = await dispatch(this.db, now, free, DISPATCH_BATCH);
       free -= dispatched.claimed.length;
       const claimed = [...dispatched.claimed, ...(await claim(this.db, now, free))];
       for (const delivery of claimed) {
@@ -108,7 +110,15 @@ export class WebhookWorker {
         // Requests waiting on this process go first between two sends: a batch never holds them up as a block.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      busy = dispatched.events > 0 || (free > 0 && claimed.length - dispatched.claimed.length === free) || this.outcomes.length > 0;
+      // Busy while there are deliveries to make or results to write, or a full batch of events left more behind.
+      // Events that no endpoint wants (most, on a service whose accounts mostly have none) only move the dispatcher's
+      // position: the next poll does that, instead of a turn every BUSY_TURN_MS for them (measured with the bench's
+      // approvals case, no endpoints: 0.2 ms of the service's CPU per approval went to those turns).
+      busy =
+        dispatched.deliveries > 0 ||
+        dispatched.events >= DISPATCH_BATCH ||
+        (free > 0 && claimed.length - dispatched.claimed.length === free) ||
+        this.outcomes.length > 0;
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
         const removed = await prune(this.db, new Date(now.getTime() - this.options.retentionMs));
