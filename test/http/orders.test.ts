@@ -83,6 +83,62 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect((await server.api.post(`/v1/orders/${filled!.id}/cancel`, { token })).status).to.equal(409);
     });
 
+    it('answers say what happened: a 404 names the order, a block counts its checks and shows the order blocked, a resting limit order shows its submission, a kill switch its reason', async () => {
+      const a = await holder();
+      const b = await holder();
+      const [mine] = await a.propose({ symbol: 'VTI', side: 'buy', quantity: '1.1' });
+      for (const [method, path] of [['get', ''], ['post', '/approve'], ['post', '/reject'], ['post', '/cancel']] as const) {
+        const missing = await server.api[method](`/v1/orders/${mine!.id}${path}`, { token: b.token });
+        expect([missing.status, missing.body.detail], `${method} ${path}`).to.deep.equal([404, `There is no order ${mine!.id}.`]);
+      }
+      const history = (order: { events: { from: string | null; to: string }[] }) => order.events.map((e) => [e.from, e.to]);
+      // One check failed, then two.
+      const price = prices.quote('VTI', clock.now()).price;
+      const [stale, wild, resting] = await a.propose(
+        { symbol: 'VTI', side: 'buy', quantity: '1.2' },
+        { symbol: 'VTI', side: 'buy', quantity: '1', order_type: 'limit', limit_price: price.times(1.5).toFixed(2) },
+        { symbol: 'VTI', side: 'buy', quantity: '1.3', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) },
+      );
+      prices.lagMs = 30 * 60_000;
+      const one = await approve(a.token, stale!.id).finally(() => (prices.lagMs = 0));
+      expect([one.status, one.body.detail]).to.deep.equal([422, 'The order was blocked: 1 check failed.']);
+      expect(one.body.order).to.include({ id: stale!.id, status: 'blocked' });
+      expect(history(one.body.order)).to.deep.equal([[null, 'proposed'], ['proposed', 'blocked']]);
+      expect(one.body.order.events[1].reason).to.equal('risk.stale_price');
+      // A limit far from the price, on a stale price: the collar and the price's age.
+      prices.lagMs = 30 * 60_000;
+      const two = await approve(a.token, wild!.id).finally(() => (prices.lagMs = 0));
+      const checks = two.body.failed_checks.map((f: { check: string }) => f.check);
+      expect(checks.length).to.be.at.least(2);
+      expect(two.body.detail).to.equal(`The order was blocked: ${checks.length} checks failed.`);
+      expect(two.body.order.events[1].reason).to.equal(checks.join(', '));
+      const submitted = await approve(a.token, resting!.id);
+      expect(submitted.body.status).to.equal('submitted');
+      expect(history(submitted.body)).to.deep.equal([[null, 'proposed'], ['proposed', 'submitted']]);
+      // The kill switch's refusal names its level and reason, and holds the switch as GET /v1/kill-switch shows it.
+      await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'going fishing' } });
+      const refused = await approve(a.token, mine!.id);
+      expect([refused.status, refused.body.detail]).to.deep.equal([409, 'The account kill switch is engaged (going fishing); no order can be approved.']);
+      expect(refused.body.kill_switch).to.deep.equal((await server.api.get('/v1/kill-switch', { token: a.token })).body);
+      await release(server.database.db.kysely, a.accountId, 'operator', null, clock.now());
+    });
+
+    it('lists proposed orders past their time as expired, not as proposed, before any write records it', async () => {
+      const { token, propose } = await holder();
+      const [old] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.4' });
+      clock.advance(24 * 3600_000 + 1000);
+      try {
+        const ids = async (status: string) => ((await server.api.get(`/v1/orders?status=${status}&limit=100`, { token })).body.data as { id: string }[]).map((o) => o.id);
+        expect(await ids('proposed')).to.not.include(old!.id);
+        expect(await ids('expired')).to.include(old!.id);
+        const [fresh] = await propose({ symbol: 'BND', side: 'buy', quantity: '1.5' });
+        expect(await ids('proposed')).to.include(fresh!.id);
+        expect(await ids('expired')).to.not.include(fresh!.id);
+      } finally {
+        clock.set('2026-11-20T15:00:00Z');
+      }
+    });
+
     it('a proposed order expires when its time passes, and cannot be approved then', async () => {
       const { token, propose } = await holder();
       const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '4' });
@@ -216,6 +272,57 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'account', reason: 'my own' });
       await release(server.database.db.kysely, accountId, 'operator', null, clock.now());
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
+    });
+
+    it('each change of a switch is one event per account it concerns, holding the switch then in force; engaging an engaged switch or releasing a released one changes nothing', async () => {
+      const { db } = server.database;
+      const a = await holder();
+      const b = await holder();
+      /** The account's kill_switch.* events in the feed, oldest first: [type, data]. */
+      const feed = async (token: string) =>
+        ((await server.api.get('/v1/events?limit=100', { token })).body.data as { type: string; data: any }[]).filter((e) => e.type.startsWith('kill_switch.')).map((e) => [e.type, e.data]);
+      const off = { engaged: false, reason: null, engaged_at: null, engaged_by: null, level: null };
+      const own = (await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a own' } })).body;
+      expect(own).to.include({ engaged: true, level: 'account', reason: 'a own' });
+      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'again' } })).body).to.deep.equal(own);
+      expect(await feed(a.token)).to.deep.equal([['kill_switch.engaged', own]]);
+      expect(await feed(b.token)).to.deep.equal([]);
+      // Over 1,000 accounts (the events are written 1,000 at a time): the global switch is one event for each.
+      await db.kysely.insertInto('accounts').values(Array.from({ length: 1001 }, (_, i) => ({ id: `acct_chunk${String(i).padStart(5, '0')}`, email: `chunk${i}@example.com`, name: `Chunk ${i}` }))).execute();
+      const halt = new Date(clock.now().getTime() + 1000);
+      expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', halt)).to.equal(true);
+      try {
+        const global = { engaged: true, reason: 'market halt', engaged_at: halt.toISOString(), engaged_by: 'operator', level: 'global' };
+        expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'twice', halt)).to.equal(false);
+        expect(await feed(a.token)).to.deep.equal([['kill_switch.engaged', own], ['kill_switch.engaged', global]]);
+        expect(await feed(b.token)).to.deep.equal([['kill_switch.engaged', global]]);
+        const accounts = await db.kysely.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const events = await db.kysely
+          .selectFrom('events')
+          .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('account_id').distinct().as('accounts')])
+          .where('type', '=', 'kill_switch.engaged')
+          .where('created_at', '=', halt)
+          .executeTakeFirstOrThrow();
+        expect([Number(events.n), Number(events.accounts)]).to.deep.equal([Number(accounts.n), Number(accounts.n)]);
+        // An account's own switch engaged under the global one: its event shows the global one, in force.
+        expect((await server.api.post('/v1/kill-switch', { token: b.token, json: { reason: 'b own' } })).body).to.deep.equal(global);
+        expect((await feed(b.token)).slice(1)).to.deep.equal([['kill_switch.engaged', global]]);
+      } finally {
+        expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(true);
+      }
+      expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(false);
+      const bOwn = (await server.api.get('/v1/kill-switch', { token: b.token })).body;
+      expect(bOwn).to.include({ level: 'account', reason: 'b own' });
+      // Released, the global switch leaves each account its own switch, or none.
+      expect((await feed(a.token)).slice(2)).to.deep.equal([['kill_switch.released', own]]);
+      expect((await feed(b.token)).slice(2)).to.deep.equal([['kill_switch.released', bOwn]]);
+      expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(true);
+      expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(false);
+      expect((await feed(a.token)).slice(3)).to.deep.equal([['kill_switch.released', off]]);
+      // Engaged again after a release: engaged, with the new reason.
+      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a again' } })).body).to.include({ engaged: true, level: 'account', reason: 'a again' });
+      await release(db.kysely, a.accountId, 'operator', null, halt);
+      await release(db.kysely, b.accountId, 'operator', null, halt);
     });
 
     it('engages itself when the day’s loss reaches the policy’s limit', async () => {
