@@ -217,6 +217,26 @@ describe('Idempotency-Key', () => {
     expect(ideas.body.data.length).to.equal(1);
   });
 
+  it('holds a key while its call runs: the same key is refused at once with 409 naming it, another key is not held', async () => {
+    const token = await server.token();
+    await createPolicy(server, token);
+    let answer!: (reply: { content: string }) => void;
+    llm.reply({ later: new Promise((resolve) => (answer = resolve)) });
+    const asked = llm.requests.length;
+    const generate = (key: string, mode = 'assistant') => server.api.post('/v1/ideas/generate', { token, json: { mode, market: 'US' }, headers: { 'idempotency-key': key } });
+    const first = generate('held');
+    try {
+      await until('the first call to be waiting on the assistant', () => llm.requests.length > asked);
+      const busy = await generate('held');
+      expect([busy.status, busy.body.detail]).to.deep.equal([409, 'A request with Idempotency-Key "held" is still running; retry once it has finished.']);
+      expect((await generate('not-held', 'invest_cash')).status).to.equal(201);
+    } finally {
+      answer({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 1, order_type: 'market' }] }) });
+    }
+    expect((await first).status).to.equal(201);
+    llm.reply({ content: '{"rationale": "Nothing to do.", "orders": []}' });
+  });
+
   it('replays a keyed GraphQL mutation, refuses the key with other variables, and rolls back a mutation that failed', async () => {
     const token = await server.token();
     const disclosure = await server.api.get('/v1/disclosures/current', { token });

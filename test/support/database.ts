@@ -106,7 +106,13 @@ export async function createTestDatabase(onQuery?: (sql: string) => void): Promi
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${await postgresTemplate(admin)}`);
+    await admin.query(`create database ${name} template ${await postgresTemplate(admin)}`).catch(async (error: { code?: string }) => {
+      // Another process made a template of other migrations (a checkout of another version, or a mutation run's
+      // sandbox) and dropped this one as stale: make it again.
+      if (error.code !== '3D000') throw error;
+      postgresTemplateName = undefined;
+      await admin.query(`create database ${name} template ${await postgresTemplate(admin)}`);
+    });
   } finally {
     await admin.end();
   }

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What the next chat completion answers: assistant `content` (any string), an HTTP error status, or nothing at all
- * (`hang`: the request stays unanswered until the caller gives up or the fake closes).
+ * (`hang`: the request stays unanswered until the caller gives up or the fake closes), or, `later`, what a promise
+ * the test settles gives (the request is held until then).
  */
-export type FakeReply = { content: string } | { status: number } | { hang: true };
+export type FakeReply = { content: string } | { status: number } | { hang: true } | { later: Promise<FakeReply> };
 
 export interface ReceivedRequest {
   method: string;
@@ -38,8 +39,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         // recorded as text: the test sees what was sent
       }
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-      const reply = next;
-      if ('hang' in reply) return;
+      void answer(next, body);
+    });
+    async function answer(given: FakeReply, body: unknown): Promise<void> {
+      const reply = 'later' in given ? await given.later : given;
+      if ('hang' in reply || 'later' in reply) return;
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error": {"message": "not found"}}');
       } else if ('status' in reply) {
@@ -56,7 +60,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
           }),
         );
       }
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
