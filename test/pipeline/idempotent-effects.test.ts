@@ -101,6 +101,19 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
     for (const state of states) expect(state).to.deep.equal(states[0]);
   });
 
+  it('an approval that fails with 500 (the price feed down) stores nothing under its key: the retry runs and fills, over REST, GraphQL and MCP', async () => {
+    for (const channel of CHANNELS) {
+      const { token, orders } = await holder({}, { symbol: 'VTI', side: 'buy', quantity: '1.7' });
+      const key = `feed-down-${++keys}`;
+      prices.failing = true;
+      const failed = await approve(channel, token, orders[0]!.id, key).finally(() => (prices.failing = false));
+      expect([failed.slug, failed.replayed], `${channel}: ${JSON.stringify(failed.raw)}`).to.deep.equal(['internal-error', false]);
+      expect(await stored(orders[0]!.id), channel).to.deep.include({ status: 'proposed', fills: 0 });
+      const retried = await approve(channel, token, orders[0]!.id, key);
+      expect([retried.slug, retried.order?.status, retried.replayed], channel).to.deep.equal([null, 'filled', false]);
+    }
+  });
+
   it('the kill switch an approval engages on the day’s loss stays engaged with and without a key, over REST, GraphQL and MCP', async () => {
     const db = server.database.db.kysely;
     for (const channel of CHANNELS) {

@@ -6,6 +6,8 @@ export class AdjustablePrices implements PriceSource {
   private readonly feed = new SimulatedPriceSource();
   private readonly factors = new Map<string, number>();
   lagMs = 0;
+  /** While set, every quote throws (the feed is down): a request that needs a price fails with 500. */
+  failing = false;
 
   scale(symbol: string, factor: number): void {
     this.factors.set(symbol, factor);
@@ -20,6 +22,7 @@ export class AdjustablePrices implements PriceSource {
   }
 
   quote(symbol: string, at: Date): Quote {
+    if (this.failing) throw new Error('the price feed is down');
     const quote = this.feed.quote(symbol, new Date(at.getTime() - this.lagMs));
     return { ...quote, price: roundMoney(quote.price.times(dec(this.factors.get(symbol) ?? 1))) };
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { components } from '../../generated/api.js';
-import { policyCheck, riskGate, type AccountState, type ProposedTrade } from '../../src/services/checks.js';
+import { policyCheck, riskGate, worstCaseNotional, type AccountState, type ProposedTrade } from '../../src/services/checks.js';
 import type { Quote } from '../../src/services/market-data.js';
 import { D, dec } from '../../src/services/money.js';
 
@@ -97,5 +97,15 @@ describe('policy check and risk gate rules, each passing and failing', () => {
       'Orders are limited to 1000000 shares and 10000000.00 notional.',
     );
     expect(message(riskGate(buy('40'), quote, { ...account, cash: dec('3999') }, now, false), 'risk.buying_power')).to.equal('Buying needs up to 4000.00 but the account has 3999.00 in cash.');
+  });
+});
+
+describe('the notional an order can cost at most', () => {
+  it('is the limit for a buy limited above the price, else the last price (a sell limited above it is worth the price)', () => {
+    const price = dec('100');
+    expect(worstCaseNotional(buy('3', { order_type: 'limit', limit_price: dec('101.50') }), price).toFixed(2)).to.equal('304.50');
+    expect(worstCaseNotional(buy('3', { order_type: 'limit', limit_price: dec('99') }), price).toFixed(2)).to.equal('300.00');
+    expect(worstCaseNotional(buy('3'), price).toFixed(2)).to.equal('300.00');
+    expect(worstCaseNotional(buy('3', { side: 'sell', order_type: 'limit', limit_price: dec('101.50') }), price).toFixed(2)).to.equal('300.00');
   });
 });

@@ -24,6 +24,13 @@ describe('window counters', () => {
       expect(await counter.add('a', 3)).to.deep.equal({ total: 3, resetTime: new Date(now + 60_000) });
     });
 
+    it('starts a key again from the first add after its window ended, with no read in between', async () => {
+      const counter = new MemoryWindowCounter(60_000, 100, clock);
+      await counter.add('a', 5);
+      now += 60_000;
+      expect(await counter.add('a', 2)).to.deep.equal({ total: 2, resetTime: new Date(now + 60_000) });
+    });
+
     it('holds at most its number of keys, dropping the oldest window first', async () => {
       const counter = new MemoryWindowCounter(60_000, 3, clock);
       for (const key of ['a', 'b', 'c']) {
