@@ -217,7 +217,9 @@ describe('Idempotency-Key', () => {
     expect(ideas.body.data.length).to.equal(1);
   });
 
-  it('holds a key while its call runs: the same key is refused at once with 409 naming it, another key is not held', async () => {
+  it('holds a key while its call runs: the same key is refused at once with 409 naming it, another key is not held', async function () {
+    // The embedded database has one session: a second transaction waits for the first, so no call runs beside another.
+    if (!server.database.url) this.skip();
     const token = await server.token();
     await createPolicy(server, token);
     let answer!: (reply: { content: string }) => void;
