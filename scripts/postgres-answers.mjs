@@ -1,5 +1,5 @@
 // Whether a PostgreSQL answers `select 1` at `url` within `timeoutMs`: for the scripts that choose where tests run
-// (scripts/test-stores.mjs, scripts/mutation.mjs).
+// (scripts/test-stores.mjs, scripts/mutation.mjs) and the tests' own choice (test/support/database.ts).
 import pg from 'pg';
 
 export async function postgresAnswers(url, timeoutMs = 3000) {

@@ -37,14 +37,15 @@ export class WebhookThread {
   private worker: Worker | undefined;
   private stopping = false;
   private restart: NodeJS.Timeout | undefined;
+  private readonly data: ThreadData;
 
   constructor(
     db: Db,
-    private readonly options: Omit<WebhookWorkerOptions, 'sender'>,
+    options: Omit<WebhookWorkerOptions, 'sender'>,
     private readonly logger: Logger,
-    private readonly data: ThreadData = { open: db.open!, poolSize: THREAD_POOL_SIZE, nice: THREAD_NICE, logLevel: logger.level, options },
   ) {
     if (!db.open) throw new Error('the webhook thread needs PostgreSQL (the embedded database serves its own thread only)');
+    this.data = { open: db.open, poolSize: THREAD_POOL_SIZE, nice: THREAD_NICE, logLevel: logger.level, options };
   }
 
   /** Resolves once the thread has loaded and opened its connections (or has ended: it is then started again). */

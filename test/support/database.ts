@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type Db } from '../../db/connect.js';
+import { postgresAnswers } from '../../scripts/postgres-answers.mjs';
 
 /**
  * Each test file gets its own migrated database: a fresh PostgreSQL database (TEST_DATABASE_URL, default the local
@@ -15,23 +16,10 @@ const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1
 let backend: Promise<'postgres' | 'embedded'> | undefined;
 let template: Promise<Blob> | undefined;
 
-async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 export function testBackend(): Promise<'postgres' | 'embedded'> {
   backend ??= (async () => {
     if (process.env.TEST_DB === 'embedded') return 'embedded';
-    if (await postgresAnswers()) return 'postgres';
+    if (await postgresAnswers(adminUrl, 2000)) return 'postgres';
     throw new Error(`No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)`);
   })();
   return backend;
