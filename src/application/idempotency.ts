@@ -79,14 +79,18 @@ export function fingerprintOf(operation: ContractOperation, path: Record<string,
 export class IdempotencyKeys {
   private lastSweep = 0;
 
-  constructor(private readonly retentionMs: number) {}
+  /** `now` is the clock keys expire by (a test's own; the system's otherwise). */
+  constructor(
+    private readonly retentionMs: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Runs `work` once per key with every use case bound to the key's transaction; `work` never throws (it answers). */
   async run(services: Services, request: KeyedRequest, work: (bound: Services) => Promise<Answer>): Promise<Answered> {
     return services.transaction(async (bound, store) => {
       const trx = store.db;
       await this.lock(trx, request);
-      const now = new Date();
+      const now = this.now();
       const earlier = await this.stored(trx, request, now);
       if (earlier) return { answer: earlier, replayed: true };
       // A statement the use case ran outside a transaction of its own that failed leaves the whole transaction unusable;
@@ -110,12 +114,12 @@ export class IdempotencyKeys {
    * that stores second answers what the first stored (the same computation's answer, as a replay).
    */
   async runComputation(services: Services, request: KeyedRequest, work: () => Promise<Answer>): Promise<Answered> {
-    const earlier = await services.transaction((_, store) => this.stored(store.db, request, new Date()));
+    const earlier = await services.transaction((_, store) => this.stored(store.db, request, this.now()));
     if (earlier) return { answer: earlier, replayed: true };
     const answer = await work();
     if (transientStatus(answer)) return { answer, replayed: false };
     return services.transaction(async (_, store) => {
-      const now = new Date();
+      const now = this.now();
       await this.lock(store.db, request);
       const first = await this.stored(store.db, request, now);
       if (first) return { answer: first, replayed: true };
@@ -177,11 +181,11 @@ export class IdempotencyKeys {
 
   /** Deletes expired keys, at most once a minute per process; a failure is retried at the next one. */
   private sweep(services: Services): void {
-    const now = Date.now();
-    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
-    this.lastSweep = now;
+    const now = this.now();
+    if (now.getTime() - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now.getTime();
     services
-      .transaction((_, store) => store.db.deleteFrom('idempotency_keys').where('expires_at', '<=', new Date()).execute())
+      .transaction((_, store) => store.db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute())
       .catch(() => {
         this.lastSweep = 0;
       });
