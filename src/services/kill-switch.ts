@@ -73,11 +73,13 @@ async function publishSwitch(db: Queryable, scope: string, type: 'kill_switch.en
       ? (await db.selectFrom('accounts').select('id').orderBy('id').execute()).map((a) => a.id)
       : [scope];
   const engaged = await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', 'in', [GLOBAL_SCOPE, ...(scope === GLOBAL_SCOPE ? [] : [scope])]).execute();
-  const global = engaged.find((row) => row.scope === GLOBAL_SCOPE);
+  // Engaged switches by scope: the global one under `global`, an account's under its id (no account id is `global`).
+  const byScope = new Map(engaged.map((row) => [row.scope, row]));
+  const global = byScope.get(GLOBAL_SCOPE);
   const own =
     scope === GLOBAL_SCOPE && !global
       ? new Map((await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', '<>', GLOBAL_SCOPE).execute()).map((row) => [row.scope, row]))
-      : new Map(engaged.filter((row) => row.scope !== GLOBAL_SCOPE).map((row) => [row.scope, row]));
+      : byScope;
   const CHUNK = 1000;
   for (let i = 0; i < accounts.length; i += CHUNK) {
     await publish(

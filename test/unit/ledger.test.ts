@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { positionAfterFill } from '../../src/services/ledger.js';
+import { positionAfterFill, valueBefore, type FillRecord } from '../../src/services/ledger.js';
+import type { PriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 
 // The position a fill leaves, in worked-out numbers: a buy moves the average cost to the weighted mean of what was
@@ -19,5 +20,39 @@ describe('ledger: the position a fill leaves', () => {
   it('a sell keeps the average cost, and a sell of everything leaves nothing held', () => {
     expect(after('sell', '4', '150')).to.deep.equal(['6', '100']);
     expect(after('sell', '10', '150')).to.deep.equal(['0', '100']);
+  });
+});
+
+// The account as it stood at an instant, from today's cash and positions and the fills after that instant (each
+// undone): what the daily loss limit and the daily report value the start of a day with.
+describe('ledger: the account before the fills after an instant', () => {
+  const prices: PriceSource = {
+    instrument: () => undefined,
+    instruments: () => [],
+    quote: (symbol, at) => ({ symbol, price: dec(symbol === 'VTI' ? '100' : '50'), as_of: at }),
+  };
+  const noon = new Date('2026-11-27T12:00:00Z');
+  const fill = (symbol: string, side: 'buy' | 'sell', quantity: string, notional: string, at: string): FillRecord => ({ symbol, side, quantity, notional, at });
+
+  it('undoes only the fills after the instant: a buy gives its cash back and takes its shares, a sell the other way', () => {
+    const now = { cash: dec('1000.00'), positions: [{ symbol: 'VTI', quantity: dec('10'), average_cost: dec('90'), updated_at: noon }] };
+    const fills = [
+      fill('VTI', 'buy', '5', '500.00', '2026-11-27T10:00:00Z'), // before noon: already in the state at noon
+      fill('VTI', 'sell', '2', '210.00', '2026-11-27T12:00:00Z'), // at noon itself: in the state at noon
+      fill('VTI', 'buy', '3', '330.00', '2026-11-27T13:00:00Z'), // undone: cash 1000.00 + 330.00, VTI 10 − 3
+      fill('BND', 'sell', '4', '200.00', '2026-11-27T14:00:00.001Z'), // undone: cash − 200.00, BND 0 + 4
+    ];
+    const v = valueBefore(prices, now.cash, now.positions, fills, noon);
+    expect(v.cash.toFixed(2)).to.equal('1130.00');
+    expect(v.holdings.map((h) => [h.position.symbol, h.position.quantity.toFixed(), h.marketValue.toFixed(2)])).to.deep.equal([
+      ['VTI', '7', '700.00'],
+      ['BND', '4', '200.00'],
+    ]);
+    expect(v.total.toFixed(2)).to.equal('2030.00');
+  });
+
+  it('a position the undone fills bring back to nothing is not held', () => {
+    const v = valueBefore(prices, dec('500.00'), [{ symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon }], [fill('BND', 'buy', '2', '100.00', '2026-11-27T12:30:00Z')], noon);
+    expect([v.cash.toFixed(2), v.holdings.length, v.total.toFixed(2)]).to.deep.equal(['600.00', 0, '600.00']);
   });
 });
