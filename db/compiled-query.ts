@@ -11,8 +11,20 @@ import type { CompiledQuery, Compilable, Kysely, QueryResult, Transaction } from
  * left out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the
  * ones the builder gives directly.
  */
+let generation = 0;
+
+/**
+ * Makes every CompiledOnce build its query again at its next use. For mutation testing only (a root hook in
+ * test/mutation/): StrykerJS switches mutants on and off inside one long-lived test process, and a query compiled
+ * while no mutant was on would otherwise keep running without the mutant that a later test switched on.
+ */
+export function compileAgain(): void {
+  generation++;
+}
+
 export class CompiledOnce<P extends Record<string, unknown>, R> {
   private compiled: CompiledQuery<R> | undefined;
+  private compiledIn = 0;
   /** For each compiled parameter, the value's name it stands for, or undefined for a constant of the query. */
   private slots: (keyof P | undefined)[] = [];
 
@@ -36,7 +48,7 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
   }
 
   private compile(db: Kysely<any> | Transaction<any>): CompiledQuery<R> { // eslint-disable-line @typescript-eslint/no-explicit-any
-    if (this.compiled) return this.compiled;
+    if (this.compiled && this.compiledIn === generation) return this.compiled;
     const placeholders = Object.fromEntries(this.names.map((name) => [name, `\u0000placeholder:${name}\u0000`])) as unknown as P;
     const compiled = this.build(db, placeholders).compile();
     const byPlaceholder = new Map(this.names.map((name) => [`\u0000placeholder:${name}\u0000`, name]));
@@ -45,6 +57,7 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
     const unused = this.names.filter((name) => !used.has(name));
     if (unused.length > 0) throw new Error(`a compiled query does not use ${unused.join(', ')} as parameters`);
     this.compiled = compiled;
+    this.compiledIn = generation;
     return compiled;
   }
 }

@@ -19,6 +19,7 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
   prices.set('AAPL', '10.00');
 
   before(async () => {
+    clock.set(start); // each run of the suite starts at the same instant (a mutation run runs it many times in one process)
     server = await startTestServer({}, { clock, prices });
   });
   after(() => server.close());

@@ -9,6 +9,13 @@ export class AdjustablePrices implements PriceSource {
   /** While set, every quote throws (the feed is down): a request that needs a price fails with 500. */
   failing = false;
 
+  /** Back to the simulated feed as it is (no factor, no lag, not failing): a suite's `before` starts from here. */
+  reset(): void {
+    this.factors.clear();
+    this.lagMs = 0;
+    this.failing = false;
+  }
+
   scale(symbol: string, factor: number): void {
     this.factors.set(symbol, factor);
   }

@@ -72,6 +72,16 @@ describe('policy check and risk gate rules, each passing and failing', () => {
     });
   }
 
+  it('takes a price exactly 15 minutes old as fresh, and one a millisecond older as stale', () => {
+    const aged = (ms: number) => ({ ...quote, as_of: new Date(now.getTime() - ms) });
+    expect(riskGate(buy('1'), aged(15 * 60_000), account, now, false)).to.deep.equal([]);
+    expect(checks(riskGate(buy('1'), aged(15 * 60_000 + 1), account, now, false))).to.deep.equal(['risk.stale_price']);
+  });
+
+  it('asks no buying power of a sell: an account with no cash sells what it holds', () => {
+    expect(riskGate(buy('10', { side: 'sell' }), quote, { ...account, cash: dec('0') }, now, false)).to.deep.equal([]);
+  });
+
   it('accepts a limit inside the collar and prices a buy limit at its worst case for buying power', () => {
     expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, account, now, false)).to.deep.equal([]);
     const exact = { ...account, cash: new D(109) };

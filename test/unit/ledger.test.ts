@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { positionAfterFill, valueBefore, type FillRecord } from '../../src/services/ledger.js';
+import { positionAfterFill, valueAtDayStart, valueBefore, type FillRecord } from '../../src/services/ledger.js';
 import type { PriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 
@@ -54,5 +54,21 @@ describe('ledger: the account before the fills after an instant', () => {
   it('a position the undone fills bring back to nothing is not held', () => {
     const v = valueBefore(prices, dec('500.00'), [{ symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon }], [fill('BND', 'buy', '2', '100.00', '2026-11-27T12:30:00Z')], noon);
     expect([v.cash.toFixed(2), v.holdings.length, v.total.toFixed(2)]).to.deep.equal(['600.00', 0, '600.00']);
+  });
+
+  it("from the day's running totals instead of its fills: the same account, and a position brought back to nothing not held", () => {
+    const positions = [
+      { symbol: 'VTI', quantity: dec('10'), average_cost: dec('90'), updated_at: noon },
+      { symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon },
+    ];
+    // Since the day began: bought 3 VTI for 330.00, bought the 2 BND for 100.00, sold 4 QQQ (gone now) for 200.00.
+    const today = { traded: dec('630.00'), cashDelta: dec('-230.00'), quantityDeltas: new Map([['VTI', dec('3')], ['BND', dec('2')], ['QQQ', dec('-4')]]) };
+    const v = valueAtDayStart(prices, dec('1000.00'), positions, today, noon);
+    expect(v.cash.toFixed(2)).to.equal('1230.00');
+    expect(v.holdings.map((h) => [h.position.symbol, h.position.quantity.toFixed(), h.marketValue.toFixed(2)])).to.deep.equal([
+      ['VTI', '7', '700.00'],
+      ['QQQ', '4', '200.00'],
+    ]);
+    expect(v.total.toFixed(2)).to.equal('2130.00');
   });
 });
