@@ -51,6 +51,9 @@ const run = spawnSync(node, [stryker, 'run', 'stryker.config.json', ...process.a
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${join(manifest, 'mocha12-paths.cjs')}`.trim(),
     ...(postgres ? {} : { TEST_DB: 'embedded' }),
     TEST_REDIS: process.env.TEST_REDIS ?? 'none',
+    // Four test runners share one PostgreSQL: eight connections each for a test file's database keeps them well
+    // under its default 100 connections (run K counted three false kills from "sorry, too many clients already").
+    TEST_DB_POOL_SIZE: process.env.TEST_DB_POOL_SIZE ?? '8',
   },
   stdio: 'inherit',
 });

@@ -91,17 +91,21 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
             } else {
               expect(answer.status, `${name} on ${state}: ${answer.text}`).to.equal(200);
               expect(after.body.status).to.equal(to);
-              const steps = (events: { from: string; to: string; reason: string | null }[]) => events.map((e) => [e.from, e.to, e.reason]);
+              type Event = { from: string; to: string; reason: string | null; client_id: string | null };
+              const steps = (events: Event[]) => events.map((e) => [e.from, e.to, e.reason, e.client_id]);
               const added = steps(after.body.events.slice(before.body.events.length));
-              expect(added).to.deep.equal(to === 'filled' ? [[state, 'submitted', 'approved'], ['submitted', 'filled', 'filled by the paper broker at 200.00']] : [[state, to, null]]);
+              const by = account.clientId;
+              expect(added).to.deep.equal(to === 'filled' ? [[state, 'submitted', 'approved', by], ['submitted', 'filled', 'filled by the paper broker at 200.00', null]] : [[state, to, null, by]]);
               // One outbox event per step, each holding the order's events up to that step.
-              const published = (await server.database.db.kysely.selectFrom('events').select(['type', 'data']).where('account_id', '=', account.accountId).orderBy('id').execute())
-                .map((e) => ({ type: e.type, data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as { id: string; events: { from: string; to: string; reason: string | null }[] } }))
+              const published = (await server.database.db.kysely.selectFrom('events').select(['type', 'data']).where('account_id', '=', account.accountId).orderBy('tx').orderBy('seq').execute())
+                .map((e) => ({ type: e.type, data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as { id: string; status: string; fill_price: unknown; events: Event[] } }))
                 .filter((e) => e.data.id === id)
                 .slice(-added.length);
               expect(published.map((e) => [e.type, steps(e.data.events)])).to.deep.equal(
                 added.map((_, i) => [`order.${added[i]![1]}`, steps(after.body.events.slice(0, before.body.events.length + i + 1))]),
               );
+              // The last step's event holds the order as GET then answers it (a fill's price included).
+              expect([published.at(-1)!.data.status, published.at(-1)!.data.fill_price]).to.deep.equal([after.body.status, after.body.fill_price]);
               // A fill at 200.00 of q shares costs exactly q × 200.00; nothing else moves cash.
               const cost = to === 'filled' ? Math.round(Number(before.body.quantity) * 200 * 100) : 0;
               expect(Math.round((cashBefore - (await cash(account.token))) * 100), `${name} on ${state}: cents paid`).to.equal(cost);

@@ -106,7 +106,9 @@ export async function createTestDatabase(onQuery?: (sql: string) => void): Promi
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 20, onQuery });
+  // TEST_DB_POOL_SIZE: `make mutation` runs four test processes at once against one server (max_connections 100 by
+  // default), and a refused connection ("too many clients") would fail a test and count as a killed mutant.
+  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: Number(process.env.TEST_DB_POOL_SIZE ?? 20), onQuery });
   await migrateToLatest(db.kysely); // nothing to do on a copy of the template; kept so that a test never runs unmigrated
   return {
     db,
