@@ -104,8 +104,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               expect(published.map((e) => [e.type, steps(e.data.events)])).to.deep.equal(
                 added.map((_, i) => [`order.${added[i]![1]}`, steps(after.body.events.slice(0, before.body.events.length + i + 1))]),
               );
-              // The last step's event holds the order as GET then answers it (a fill's price included).
-              expect([published.at(-1)!.data.status, published.at(-1)!.data.fill_price]).to.deep.equal([after.body.status, after.body.fill_price]);
+              // Each step's event holds the order as it stood then: the last as GET answers it (a fill's price included),
+              // an earlier one without the fill.
+              expect(published.map((e) => [e.data.status, e.data.fill_price])).to.deep.equal(added.map((step, i) => [step[1], i === added.length - 1 ? after.body.fill_price : null]));
               // A fill at 200.00 of q shares costs exactly q × 200.00; nothing else moves cash.
               const cost = to === 'filled' ? Math.round(Number(before.body.quantity) * 200 * 100) : 0;
               expect(Math.round((cashBefore - (await cash(account.token))) * 100), `${name} on ${state}: cents paid`).to.equal(cost);
