@@ -1,16 +1,5 @@
 import type { CompiledQuery, Compilable, Kysely, QueryResult, Transaction } from 'kysely';
 
-/**
- * A query of a fixed shape compiled once, then run with each call's values: Kysely builds and compiles a query on
- * every call (its immutable builders and AST visitors were a fifth of an approval's CPU, measured), though the SQL of
- * a hot query is the same every time and only its parameters change. The query is built once with placeholders — a
- * string per name that no real value equals — and each call puts its values where those placeholders stand in the
- * compiled parameters; the SQL text stays the same, which also keeps it one prepared statement per connection.
- *
- * Only for queries whose shape does not depend on the values (no `in` list of varying length, no clause added or
- * left out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the
- * ones the builder gives directly.
- */
 let generation = 0;
 
 /**
@@ -22,6 +11,17 @@ export function compileAgain(): void {
   generation++;
 }
 
+/**
+ * A query of a fixed shape compiled once, then run with each call's values: Kysely builds and compiles a query on
+ * every call (its immutable builders and AST visitors were a fifth of an approval's CPU, measured), though the SQL of
+ * a hot query is the same every time and only its parameters change. The query is built once with placeholders — a
+ * string per name that no real value equals — and each call puts its values where those placeholders stand in the
+ * compiled parameters; the SQL text stays the same, which also keeps it one prepared statement per connection.
+ *
+ * Only for queries whose shape does not depend on the values (no `in` list of varying length, no clause added or
+ * left out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the
+ * ones the builder gives directly.
+ */
 export class CompiledOnce<P extends Record<string, unknown>, R> {
   private compiled: CompiledQuery<R> | undefined;
   private compiledIn = 0;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { systemClock, type Clock } from '../clock.js';
 import type { ContractOperation } from '../contract/operations.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
@@ -79,10 +80,10 @@ export function fingerprintOf(operation: ContractOperation, path: Record<string,
 export class IdempotencyKeys {
   private lastSweep = 0;
 
-  /** `now` is the clock keys expire by (a test's own; the system's otherwise). */
+  /** `clock` is the one keys expire by (a test's own; the system's otherwise). */
   constructor(
     private readonly retentionMs: number,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Runs `work` once per key with every use case bound to the key's transaction; `work` never throws (it answers). */
@@ -90,7 +91,7 @@ export class IdempotencyKeys {
     return services.transaction(async (bound, store) => {
       const trx = store.db;
       await this.lock(trx, request);
-      const now = this.now();
+      const now = this.clock.now();
       const earlier = await this.stored(trx, request, now);
       if (earlier) return { answer: earlier, replayed: true };
       // A statement the use case ran outside a transaction of its own that failed leaves the whole transaction unusable;
@@ -114,12 +115,12 @@ export class IdempotencyKeys {
    * that stores second answers what the first stored (the same computation's answer, as a replay).
    */
   async runComputation(services: Services, request: KeyedRequest, work: () => Promise<Answer>): Promise<Answered> {
-    const earlier = await services.transaction((_, store) => this.stored(store.db, request, this.now()));
+    const earlier = await services.transaction((_, store) => this.stored(store.db, request, this.clock.now()));
     if (earlier) return { answer: earlier, replayed: true };
     const answer = await work();
     if (transientStatus(answer)) return { answer, replayed: false };
     return services.transaction(async (_, store) => {
-      const now = this.now();
+      const now = this.clock.now();
       await this.lock(store.db, request);
       const first = await this.stored(store.db, request, now);
       if (first) return { answer: first, replayed: true };
@@ -181,7 +182,7 @@ export class IdempotencyKeys {
 
   /** Deletes expired keys, at most once a minute per process; a failure is retried at the next one. */
   private sweep(services: Services): void {
-    const now = this.now();
+    const now = this.clock.now();
     if (now.getTime() - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now.getTime();
     services

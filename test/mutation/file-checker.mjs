@@ -55,10 +55,10 @@ class FileTypescriptChecker {
   static inject = tokens(commonTokens.logger, commonTokens.options);
   #api;
   #config;
-  #overrides = new Map();
+  /** The one file a mutant changes at a time, and its text with the mutant: what the compiler reads instead of the disk. */
+  #mutated = { file: undefined, text: undefined };
   #originals = new Map();
   #importers = new Map();
-  #last;
 
   constructor(logger, options) {
     this.logger = logger;
@@ -66,7 +66,7 @@ class FileTypescriptChecker {
   }
 
   async init() {
-    this.#api = new API({ fs: { readFile: (file) => this.#overrides.get(file), writeFile: () => {} }, cwd: root });
+    this.#api = new API({ fs: { readFile: (file) => (file === this.#mutated.file ? this.#mutated.text : undefined), writeFile: () => {} }, cwd: root });
     const snapshot = this.#api.updateSnapshot({ openProject: this.#config });
     try {
       const project = snapshot.getProjects()[0];
@@ -96,14 +96,10 @@ class FileTypescriptChecker {
     const file = posix(mutant.fileName);
     const original = this.#originals.get(file);
     if (original === undefined) return { status: CheckStatus.Passed }; // not a file of the project: nothing to check
-    const changed = new Set([file]);
-    if (this.#last && this.#last !== file) {
-      this.#overrides.delete(this.#last);
-      changed.add(this.#last);
-    }
-    this.#last = file;
-    this.#overrides.set(file, original.slice(0, offsetOf(original, mutant.location.start)) + mutant.replacement + original.slice(offsetOf(original, mutant.location.end)));
-    const snapshot = this.#api.updateSnapshot({ openProject: this.#config, fileChanges: { changed: [...changed] } });
+    // The file the previous mutant changed reads from disk again, so it changed too.
+    const changed = [...new Set([file, this.#mutated.file ?? file])];
+    this.#mutated = { file, text: original.slice(0, offsetOf(original, mutant.location.start)) + mutant.replacement + original.slice(offsetOf(original, mutant.location.end)) };
+    const snapshot = this.#api.updateSnapshot({ openProject: this.#config, fileChanges: { changed } });
     try {
       const { program } = snapshot.getProjects()[0];
       for (const checked of [file, ...(this.#importers.get(file) ?? [])]) {

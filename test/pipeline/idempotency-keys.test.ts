@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { IdempotencyKeys, type Answer, type KeyedRequest } from '../../src/application/idempotency.js';
+import { IdempotencyKeys, type Answer, type Answered, type KeyedRequest } from '../../src/application/idempotency.js';
 import { loadConfig } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -32,7 +32,7 @@ describe('IdempotencyKeys: what is stored, replayed, expired and swept', () => {
   beforeEach(async () => {
     await database.db.kysely.deleteFrom('idempotency_keys').execute();
     clock = new Date('2026-11-27T10:00:00.000Z');
-    keys = new IdempotencyKeys(24 * HOUR, () => clock);
+    keys = new IdempotencyKeys(24 * HOUR, { now: () => clock });
   });
 
   const request = (overrides: Partial<KeyedRequest> = {}): KeyedRequest => ({
@@ -117,7 +117,7 @@ describe('IdempotencyKeys: what is stored, replayed, expired and swept', () => {
 
   it('two computations with one key: the one that stores second answers what the first stored, as a replay', async () => {
     const call = request({ operationId: 'evaluateGoal' });
-    let inner: Awaited<ReturnType<IdempotencyKeys['runComputation']>> | undefined;
+    let inner: Answered | undefined;
     const outer = await keys.runComputation(services, call, async () => {
       // The other call with the same key starts and stores its answer while this one is still computing.
       inner = await keys.runComputation(services, call, async () => ({ status: 200, body: { p: 'first' } }));
