@@ -38,7 +38,10 @@ function encode(value: unknown): string {
     return original instanceof Date ? { $date: original.toISOString() } : typeof v === 'bigint' ? v.toString() : v;
   });
 }
-const decode = (line: string): unknown => JSON.parse(line, (_k, v) => (v && typeof v === 'object' && typeof v.$date === 'string' && Object.keys(v).length === 1 ? new Date(v.$date) : v));
+const decode = (line: string): unknown =>
+  JSON.parse(line, (_k, v) =>
+    v && typeof v === 'object' && typeof v.$date === 'string' && Object.keys(v).length === 1 ? new Date(v.$date) : v,
+  );
 
 interface Request {
   sql: string;
@@ -66,7 +69,10 @@ async function session(kysely: Kysely<Database>, socket: Socket): Promise<void> 
             const result = await db.executeQuery(CompiledQuery.raw(request.sql, request.parameters ?? []));
             if (verb === 'begin' || verb === 'start') inTransaction = true;
             if (verb === 'commit' || verb === 'rollback' || verb === 'end') inTransaction = false;
-            reply = { rows: result.rows as unknown[], ...(result.numAffectedRows !== undefined ? { numAffectedRows: String(result.numAffectedRows) } : {}) };
+            reply = {
+              rows: result.rows as unknown[],
+              ...(result.numAffectedRows !== undefined ? { numAffectedRows: String(result.numAffectedRows) } : {}),
+            };
           } catch (error) {
             const { message, code } = error as { message: string; code?: string };
             reply = { error: { message, ...(code ? { code } : {}) } };
@@ -85,7 +91,11 @@ async function session(kysely: Kysely<Database>, socket: Socket): Promise<void> 
 }
 
 /** Serves the embedded database on DATA_DIR's admin socket; `close` stops listening and removes the socket. */
-export async function serveAdminSocket(kysely: Kysely<Database>, dataDir: string, onError: (error: unknown) => void): Promise<{ close(): Promise<void> }> {
+export async function serveAdminSocket(
+  kysely: Kysely<Database>,
+  dataDir: string,
+  onError: (error: unknown) => void,
+): Promise<{ close(): Promise<void> }> {
   const path = adminSocketPath(dataDir);
   mkdirSync(join(dataDir, 'admin'), { recursive: true, mode: 0o700 });
   chmodSync(join(dataDir, 'admin'), 0o700);

@@ -33,12 +33,14 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
     private readonly build: (db: Kysely<any> | Transaction<any>, values: P) => Compilable<R>, // eslint-disable-line @typescript-eslint/no-explicit-any
   ) {}
 
-  async execute(db: Kysely<any> | Transaction<any>, values: P): Promise<QueryResult<R>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async execute(db: Kysely<any> | Transaction<any>, values: P): Promise<QueryResult<R>> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     return db.executeQuery<R>(this.with(db, values));
   }
 
   /** The compiled query with these values in place (what execute runs). */
-  with(db: Kysely<any> | Transaction<any>, values: P): CompiledQuery<R> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  with(db: Kysely<any> | Transaction<any>, values: P): CompiledQuery<R> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const compiled = this.compile(db);
     const parameters = compiled.parameters.map((constant, i) => {
       const name = this.slots[i];
@@ -47,7 +49,8 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
     return { ...compiled, parameters };
   }
 
-  private compile(db: Kysely<any> | Transaction<any>): CompiledQuery<R> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private compile(db: Kysely<any> | Transaction<any>): CompiledQuery<R> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     if (this.compiled && this.compiledIn === generation) return this.compiled;
     const placeholders = Object.fromEntries(this.names.map((name) => [name, `\u0000placeholder:${name}\u0000`])) as unknown as P;
     const compiled = this.build(db, placeholders).compile();

@@ -123,7 +123,10 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     const ignore = () => {};
     pool.on('error', ignore);
     pool.on('connect', (client) => client.on('error', ignore));
-    const guarded = guardedPool(pool, { timeoutMs: timeouts?.queryMs, preparedStatements: options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS });
+    const guarded = guardedPool(pool, {
+      timeoutMs: timeouts?.queryMs,
+      preparedStatements: options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS,
+    });
     const dialect = new PostgresDialect({ pool: guarded });
     const kysely = new Kysely<Database>({ dialect, log: logger(options.onQuery) });
     const size = options.poolSize ?? 10;

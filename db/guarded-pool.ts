@@ -26,7 +26,8 @@ export interface GuardOptions {
 }
 
 /** Transaction control and session statements: cheap to parse, sent unnamed. */
-const UNNAMED = /^\s*(begin|commit|rollback|savepoint|release|set|reset|show|start|end|deallocate|discard|listen|unlisten|lock|create|alter|drop|comment|grant|revoke|truncate|vacuum|analyze|do)\b/i;
+const UNNAMED =
+  /^\s*(begin|commit|rollback|savepoint|release|set|reset|show|start|end|deallocate|discard|listen|unlisten|lock|create|alter|drop|comment|grant|revoke|truncate|vacuum|analyze|do)\b/i;
 
 /** Names already computed, by text (the service's texts are a few dozen; emptied if texts that vary fill it). */
 const names = new Map<string, string>();
@@ -79,11 +80,14 @@ export function guardedPool(pool: pg.Pool, options: GuardOptions): PostgresPool 
         if (typeof sql !== 'string') return client.query(sql as never);
         if (broken) return Promise.reject(broken);
         return new Promise((resolve, reject) => {
-          const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
-            broken = new QueryTimeoutError(timeoutMs);
-            client.release(broken);
-            reject(broken);
-          }, timeoutMs);
+          const timer =
+            timeoutMs === undefined
+              ? undefined
+              : setTimeout(() => {
+                  broken = new QueryTimeoutError(timeoutMs);
+                  client.release(broken);
+                  reject(broken);
+                }, timeoutMs);
           client.query(config(sql, parameters as unknown[] | undefined)).then(
             (result) => {
               clearTimeout(timer);

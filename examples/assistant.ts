@@ -11,11 +11,19 @@ const options = issuer.protocol === 'http:' ? { [oauth.allowInsecureRequests]: t
 
 const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...options }));
 const client: oauth.Client = { client_id: clientId };
-const grant = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(clientSecret), { scope: 'read mcp', resource: `${baseUrl}/mcp` }, options);
+const grant = await oauth.clientCredentialsGrantRequest(
+  as,
+  client,
+  oauth.ClientSecretBasic(clientSecret),
+  { scope: 'read mcp', resource: `${baseUrl}/mcp` },
+  options,
+);
 const { access_token } = await oauth.processClientCredentialsResponse(as, client, grant);
 
 const mcp = new Client({ name: 'example-assistant', version: '1.0.0' });
-await mcp.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${access_token}` } } }));
+await mcp.connect(
+  new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${access_token}` } } }),
+);
 const { tools } = await mcp.listTools();
 const result = await mcp.callTool({
   name: 'evaluateGoalFeasibility',
@@ -23,5 +31,7 @@ const result = await mcp.callTool({
 });
 if (result.isError) throw new Error(`the tool failed: ${JSON.stringify(result.content)}`);
 const feasibility = result.structuredContent as { probability: number; required_growth_rate: number };
-console.log(JSON.stringify({ tools: tools.length, probability: feasibility.probability, required_growth_rate: feasibility.required_growth_rate }));
+console.log(
+  JSON.stringify({ tools: tools.length, probability: feasibility.probability, required_growth_rate: feasibility.required_growth_rate }),
+);
 await mcp.close();

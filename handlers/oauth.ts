@@ -8,7 +8,10 @@ const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };
 export const issueToken: Handler<'issueToken'> = async ({ body, request, services }) => {
   const authorization = request.headers.authorization;
   // HTTP Basic is read here, at the edge; the use case takes the credentials.
-  const token = await services.oauth.issueToken(body ?? {}, basicCredentials(Array.isArray(authorization) ? authorization[0] : authorization));
+  const token = await services.oauth.issueToken(
+    body ?? {},
+    basicCredentials(Array.isArray(authorization) ? authorization[0] : authorization),
+  );
   return { status: 200, body: token, headers: NO_STORE };
 };
 

@@ -46,19 +46,46 @@ const domain = cpu(domainRequests(1000)).sort((a, b) => a - b);
 const extremes = cpu(extremeRequests()).sort((a, b) => a - b);
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 const rssMiB = process.memoryUsage().rss / 2 ** 20;
-const reference = JSON.parse(readFileSync(new URL('../test/fixtures/feasibility-reference.json', import.meta.url), 'utf8')) as Record<string, number>[];
+const reference = JSON.parse(readFileSync(new URL('../test/fixtures/feasibility-reference.json', import.meta.url), 'utf8')) as Record<
+  string,
+  number
+>[];
 const errors = reference.map((c) => ({
   case: `${c.horizon_years} y σ ${c.volatility} C ${c.capital}`,
-  error: evaluateFeasibility({ capital: c.capital!, target: c.target!, horizon_years: c.horizon_years!, market: 'US', monthly_contribution: c.monthly_contribution, assumptions: { expected_return: c.expected_return!, volatility: c.volatility! } }).probability - c.probability!,
+  error:
+    evaluateFeasibility({
+      capital: c.capital!,
+      target: c.target!,
+      horizon_years: c.horizon_years!,
+      market: 'US',
+      monthly_contribution: c.monthly_contribution,
+      assumptions: { expected_return: c.expected_return!, volatility: c.volatility! },
+    }).probability - c.probability!,
 }));
 const worst = errors.reduce((a, b) => (Math.abs(b.error) > Math.abs(a.error) ? b : a));
 const result = {
-  feasibilityP50Ms: withContributions.p50, feasibilityP99Ms: withContributions.p99, lumpSumP50Ms: lumpSums.p50,
-  domainCpuP50Ms: at(domain, 0.5), domainCpuP99Ms: at(domain, 0.99), domainCpuMaxMs: at(domain, 1),
-  extremesCpuP99Ms: at(extremes, 0.99), extremesCpuMaxMs: at(extremes, 1), rssMiB, worstReferenceError: worst.error, worstReferenceCase: worst.case,
+  feasibilityP50Ms: withContributions.p50,
+  feasibilityP99Ms: withContributions.p99,
+  lumpSumP50Ms: lumpSums.p50,
+  domainCpuP50Ms: at(domain, 0.5),
+  domainCpuP99Ms: at(domain, 0.99),
+  domainCpuMaxMs: at(domain, 1),
+  extremesCpuP99Ms: at(extremes, 0.99),
+  extremesCpuMaxMs: at(extremes, 1),
+  rssMiB,
+  worstReferenceError: worst.error,
+  worstReferenceCase: worst.case,
 };
-console.log(`with contributions: p50 ${withContributions.p50.toFixed(2)} ms, p99 ${withContributions.p99.toFixed(2)} ms (lump sums: p50 ${lumpSums.p50.toFixed(3)} ms)`);
-console.log(`whole domain (1,000 requests): CPU p50 ${at(domain, 0.5).toFixed(2)} ms, p99 ${at(domain, 0.99).toFixed(2)} ms, max ${at(domain, 1).toFixed(1)} ms`);
-console.log(`its ${extremes.length} corners: CPU p99 ${at(extremes, 0.99).toFixed(2)} ms, max ${at(extremes, 1).toFixed(1)} ms; RSS after all ${rssMiB.toFixed(0)} MiB`);
-console.log(`largest difference from the reference simulations: ${worst.error.toFixed(5)} (${worst.case}); all: ${errors.map((e) => e.error.toFixed(4)).join(' ')}`);
+console.log(
+  `with contributions: p50 ${withContributions.p50.toFixed(2)} ms, p99 ${withContributions.p99.toFixed(2)} ms (lump sums: p50 ${lumpSums.p50.toFixed(3)} ms)`,
+);
+console.log(
+  `whole domain (1,000 requests): CPU p50 ${at(domain, 0.5).toFixed(2)} ms, p99 ${at(domain, 0.99).toFixed(2)} ms, max ${at(domain, 1).toFixed(1)} ms`,
+);
+console.log(
+  `its ${extremes.length} corners: CPU p99 ${at(extremes, 0.99).toFixed(2)} ms, max ${at(extremes, 1).toFixed(1)} ms; RSS after all ${rssMiB.toFixed(0)} MiB`,
+);
+console.log(
+  `largest difference from the reference simulations: ${worst.error.toFixed(5)} (${worst.case}); all: ${errors.map((e) => e.error.toFixed(4)).join(' ')}`,
+);
 console.log(JSON.stringify(result));

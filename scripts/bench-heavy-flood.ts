@@ -16,12 +16,16 @@ import { benchDatabase, request, startService, token } from './bench/support.js'
 
 const PHASE_SECONDS = Number(process.env.HEAVY_PHASE_SECONDS ?? 8);
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 
 const database = await benchDatabase();
 const db = await openDatabase({ databaseUrl: database.url });
 await migrateToLatest(db.kysely);
-const services = await createServices(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '4', DASHBOARD_PORT: '0' }), db);
+const services = await createServices(
+  loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '4', DASHBOARD_PORT: '0' }),
+  db,
+);
 const service = await startService(database.url, { BCRYPT_COST: '4' });
 let clients = 0;
 const newToken = async (scopes: string[]) => {
@@ -51,7 +55,9 @@ try {
     });
     await new Promise((resolve) => child.once('message', resolve)); // started
     const times = await reads();
-    const done = new Promise<{ sent: number; seconds: number; statuses: Record<string, number> }>((resolve) => child.once('message', resolve as (value: unknown) => void));
+    const done = new Promise<{ sent: number; seconds: number; statuses: Record<string, number> }>((resolve) =>
+      child.once('message', resolve as (value: unknown) => void),
+    );
     child.send('stop');
     return { times, ...(await done) };
   };
@@ -60,7 +66,14 @@ try {
   const warm = await request(`${service.url}/v1/goals/feasibility`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await newToken(['read'])}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ capital: 10000, target: 5000000, horizon_years: 100, market: 'US', monthly_contribution: 2000, assumptions: { expected_return: 0.3, volatility: 0.9 } }),
+    body: JSON.stringify({
+      capital: 10000,
+      target: 5000000,
+      horizon_years: 100,
+      market: 'US',
+      monthly_contribution: 2000,
+      assumptions: { expected_return: 0.3, volatility: 0.9 },
+    }),
   });
   if (warm.status !== 200) throw new Error(`feasibility: ${warm.status} ${warm.body}`);
   await reads();
@@ -80,7 +93,8 @@ try {
   const attacked = async (condition: Condition) => {
     const run = await attack(conditions[condition]);
     under[condition].times.push(...run.times);
-    for (const [status, n] of Object.entries(run.statuses)) under[condition].statuses[status] = (under[condition].statuses[status] ?? 0) + n;
+    for (const [status, n] of Object.entries(run.statuses))
+      under[condition].statuses[status] = (under[condition].statuses[status] ?? 0) + n;
   };
   quiet.push(...(await reads()));
   for (const condition of ['graphql', 'admissible', 'mcp', 'mcp', 'admissible', 'graphql'] as const) await attacked(condition);
@@ -89,12 +103,27 @@ try {
   const quietP99 = percentile(quiet, 99);
   const summary = (condition: Condition) => {
     const p99 = percentile(under[condition].times, 99);
-    return { readP99Ms: p99, readP50Ms: percentile(under[condition].times, 50), reads: under[condition].times.length, ratio: p99 / quietP99, attacker: under[condition].statuses };
+    return {
+      readP99Ms: p99,
+      readP50Ms: percentile(under[condition].times, 50),
+      reads: under[condition].times.length,
+      ratio: p99 / quietP99,
+      attacker: under[condition].statuses,
+    };
   };
-  const result = { quietP99Ms: quietP99, quietP50Ms: percentile(quiet, 50), quietReads: quiet.length, graphql: summary('graphql'), admissible: summary('admissible'), mcp: summary('mcp') };
+  const result = {
+    quietP99Ms: quietP99,
+    quietP50Ms: percentile(quiet, 50),
+    quietReads: quiet.length,
+    graphql: summary('graphql'),
+    admissible: summary('admissible'),
+    mcp: summary('mcp'),
+  };
   for (const condition of ['graphql', 'admissible', 'mcp'] as const) {
     const r = result[condition];
-    console.log(`${condition}: read p99 ${r.readP99Ms.toFixed(1)} ms vs ${quietP99.toFixed(1)} ms quiet (${r.ratio.toFixed(2)}×; p50 ${r.readP50Ms.toFixed(2)} ms); attacker ${JSON.stringify(r.attacker)}`);
+    console.log(
+      `${condition}: read p99 ${r.readP99Ms.toFixed(1)} ms vs ${quietP99.toFixed(1)} ms quiet (${r.ratio.toFixed(2)}×; p50 ${r.readP50Ms.toFixed(2)} ms); attacker ${JSON.stringify(r.attacker)}`,
+    );
   }
   console.log(JSON.stringify(result));
 } finally {

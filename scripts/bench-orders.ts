@@ -39,7 +39,10 @@ try {
   const k = db.kysely;
   await migrateToLatest(k);
   await k.insertInto('accounts').values({ id: 'acct_bench', email: 'bench@example.com', name: 'bench' }).execute();
-  await k.insertInto('ideas').values({ id: 'idea_bench', account_id: 'acct_bench', mode: 'rebalance', market: 'US', rationale: 'bench', created_by_client_id: 'c' }).execute();
+  await k
+    .insertInto('ideas')
+    .values({ id: 'idea_bench', account_id: 'acct_bench', mode: 'rebalance', market: 'US', rationale: 'bench', created_by_client_id: 'c' })
+    .execute();
   console.log(`inserting ${total.toLocaleString()} orders…`);
   await sql`
     insert into orders (id, account_id, idea_id, market, currency, symbol, side, quantity, order_type, notional, status, expires_at)
@@ -56,7 +59,14 @@ try {
   await sql`analyze orders`.execute(k);
 
   const orders = new OrderService({ store: new Store(k), clock: systemClock, prices: new SimulatedPriceSource(), config: loadConfig({}) });
-  const principal = { accountId: 'acct_bench', clientId: 'bench', scopes: new Set(['read']), generation: 1, tokenId: 'bench', expiresAt: Infinity };
+  const principal = {
+    accountId: 'acct_bench',
+    clientId: 'bench',
+    scopes: new Set(['read']),
+    generation: 1,
+    tokenId: 'bench',
+    expiresAt: Infinity,
+  };
   const actor = authorize(principal, 'listOrders', { ip: '127.0.0.1', userAgent: 'bench' });
   const listOrders = (filter: OrderFilter) => orders.list(actor, filter);
   const first = await listOrders({ limit: 20 });
@@ -75,7 +85,9 @@ try {
     const ms = await timeIt(() => listOrders(filter));
     console.log(`${label.padEnd(22)} ${(ms / baseline).toFixed(2)}× baseline (${ms.toFixed(2)} ms)`);
   }
-  const plan = await sql<{ 'QUERY PLAN': string }>`explain select * from orders where account_id = 'acct_bench' and id < ${deepId} order by id desc limit 21`.execute(k);
+  const plan = await sql<{
+    'QUERY PLAN': string;
+  }>`explain select * from orders where account_id = 'acct_bench' and id < ${deepId} order by id desc limit 21`.execute(k);
   console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
 } finally {
   await db.close();

@@ -42,24 +42,46 @@ async function timed(n: number, call: () => Promise<number>): Promise<number[]> 
 const database = await benchDatabase();
 const db = await openDatabase({ databaseUrl: database.url });
 await migrateToLatest(db.kysely);
-const services = await createServices(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '10', DASHBOARD_PORT: '0' }), db);
+const services = await createServices(
+  loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '10', DASHBOARD_PORT: '0' }),
+  db,
+);
 // Production settings but a trusted proxy hop, so the flood can pretend to come from everywhere.
-const service = await startService(database.url, { BCRYPT_COST: '10', TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '300', TOKEN_RATE_LIMIT_PER_MINUTE: '30', TOKEN_FAILURE_LIMIT_PER_MINUTE: '10' });
+const service = await startService(database.url, {
+  BCRYPT_COST: '10',
+  TRUST_PROXY: '1',
+  RATE_LIMIT_PER_MINUTE: '300',
+  TOKEN_RATE_LIMIT_PER_MINUTE: '30',
+  TOKEN_FAILURE_LIMIT_PER_MINUTE: '10',
+});
 try {
   const client = await services.clients.create({ accountEmail: 'legit@example.com', scopes: ['read'] });
   const legitHeaders = { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '192.0.2.1' };
-  const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }).toString();
+  const tokenBody = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  }).toString();
   const tokenRequest = () => request(`${service.url}/oauth/token`, { method: 'POST', headers: legitHeaders, body: tokenBody });
   const first = await tokenRequest();
   const token = (JSON.parse(first.body) as { access_token: string }).access_token;
   // The legitimate client stays under its address's limits: one token request and reads spread over the minute.
   let address = 0;
-  const read = () => request(`${service.url}/v1/brokers`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `192.0.2.${2 + (address++ % 200)}` } }).then((r) => r.status);
+  const read = () =>
+    request(`${service.url}/v1/brokers`, {
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `192.0.2.${2 + (address++ % 200)}` },
+    }).then((r) => r.status);
   // New legitimate token requests: each from its own address (as many clients would be), so limits do not apply.
   let legit = 0;
   const phase = async (tokens: number, reads: number) => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const token = await timed(tokens, () => request(`${service.url}/oauth/token`, { method: 'POST', headers: { ...legitHeaders, 'x-forwarded-for': `192.0.2.${100 + (legit++ % 100)}` }, body: tokenBody }).then((r) => r.status));
+    const token = await timed(tokens, () =>
+      request(`${service.url}/oauth/token`, {
+        method: 'POST',
+        headers: { ...legitHeaders, 'x-forwarded-for': `192.0.2.${100 + (legit++ % 100)}` },
+        body: tokenBody,
+      }).then((r) => r.status),
+    );
     return { token, read: await timed(reads, read) };
   };
 
@@ -70,11 +92,20 @@ try {
   const background = async <T>(kind: 'flood' | 'paced', perSecond: number, during: () => Promise<T>) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/background-traffic.ts'], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, URL: service.url, KIND: kind, CONNECTIONS: String(FLOOD_CONNECTIONS), PER_SECOND: String(perSecond), PHASE: String(++phaseNumber) },
+      env: {
+        ...process.env,
+        URL: service.url,
+        KIND: kind,
+        CONNECTIONS: String(FLOOD_CONNECTIONS),
+        PER_SECOND: String(perSecond),
+        PHASE: String(++phaseNumber),
+      },
     });
     await new Promise((resolve) => child.once('message', resolve)); // started
     const result = await during();
-    const done = new Promise<{ sent: number; seconds: number; statuses: Record<string, number> }>((resolve) => child.once('message', resolve as (value: unknown) => void));
+    const done = new Promise<{ sent: number; seconds: number; statuses: Record<string, number> }>((resolve) =>
+      child.once('message', resolve as (value: unknown) => void),
+    );
     child.send('stop');
     return { result, ...(await done) };
   };
@@ -127,8 +158,12 @@ try {
     tokenP99QuietMs: p99(quiet.token),
   };
   console.log(`legitimate token request under the flood: p99 ${result.tokenP99Ms.toFixed(0)} ms (target ≤ 500)`);
-  console.log(`authenticated read: p99 ${result.readP99Ms.toFixed(1)} ms under the flood vs ${result.readP99QuietMs.toFixed(1)} ms without (${result.readP99Ratio.toFixed(2)}×, target ≤ 1.5×; p50 ${result.readP50Ms.toFixed(2)} vs ${result.readP50QuietMs.toFixed(2)} ms)`);
-  console.log(`… vs ${result.readP99PacedMs.toFixed(1)} ms under cheap requests at the flood's rate (${result.readP99VsPacedRatio.toFixed(2)}×)`);
+  console.log(
+    `authenticated read: p99 ${result.readP99Ms.toFixed(1)} ms under the flood vs ${result.readP99QuietMs.toFixed(1)} ms without (${result.readP99Ratio.toFixed(2)}×, target ≤ 1.5×; p50 ${result.readP50Ms.toFixed(2)} vs ${result.readP50QuietMs.toFixed(2)} ms)`,
+  );
+  console.log(
+    `… vs ${result.readP99PacedMs.toFixed(1)} ms under cheap requests at the flood's rate (${result.readP99VsPacedRatio.toFixed(2)}×)`,
+  );
   console.log(`flood: ${floodRequests} requests (${floodRate.toFixed(0)}/s), statuses ${JSON.stringify(statuses)}`);
   console.log(JSON.stringify(result));
 } finally {

@@ -45,7 +45,8 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof InvalidInputError) throw kit.usage(error.fields.map((f) => `--${f.field === 'event_types' ? 'events' : f.field} ${f.detail}`).join('; '));
+      if (error instanceof InvalidInputError)
+        throw kit.usage(error.fields.map((f) => `--${f.field === 'event_types' ? 'events' : f.field} ${f.detail}`).join('; '));
       if (error instanceof NotFoundError) {
         process.stderr.write(`${error.message}\n`);
         return 1;
@@ -67,7 +68,11 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
             eventTypes: needs(values.events, '--events a,b', this.words).split(','),
             description: values.description,
           });
-          kit.print(values.json, endpoint, `id=${endpoint.id}\nsecret=${endpoint.secret}\n(sign-verify deliveries with this secret; keep it in your receiver's secret store)`);
+          kit.print(
+            values.json,
+            endpoint,
+            `id=${endpoint.id}\nsecret=${endpoint.secret}\n(sign-verify deliveries with this secret; keep it in your receiver's secret store)`,
+          );
           return 0;
         });
       },
@@ -83,7 +88,9 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
           kit.print(
             values.json,
             list,
-            list.map((e) => `${e.id}\t${e.enabled ? 'enabled' : `disabled (${e.disabled_reason})`}\t${e.url}\t${e.event_types.join(',')}`).join('\n') || '(no endpoints)',
+            list
+              .map((e) => `${e.id}\t${e.enabled ? 'enabled' : `disabled (${e.disabled_reason})`}\t${e.url}\t${e.event_types.join(',')}`)
+              .join('\n') || '(no endpoints)',
           );
           return 0;
         });
@@ -113,7 +120,10 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
             values.json,
             list,
             list
-              .map((d) => `${d.id}\t${d.event_id}\t${d.type}\t${d.status}\tattempts=${d.attempts}\tstatus=${d.last_status_code ?? '-'}\t${d.last_latency_ms ?? '-'} ms${d.next_attempt_at ? `\tnext=${d.next_attempt_at}` : ''}${d.last_error ? `\t${d.last_error}` : ''}`)
+              .map(
+                (d) =>
+                  `${d.id}\t${d.event_id}\t${d.type}\t${d.status}\tattempts=${d.attempts}\tstatus=${d.last_status_code ?? '-'}\t${d.last_latency_ms ?? '-'} ms${d.next_attempt_at ? `\tnext=${d.next_attempt_at}` : ''}${d.last_error ? `\t${d.last_error}` : ''}`,
+              )
               .join('\n') || '(no deliveries)',
           );
           return 0;

@@ -26,7 +26,16 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-type Values = { account?: string; scopes?: string; name?: string; reason?: string; url?: string; events?: string; description?: string; json: boolean };
+type Values = {
+  account?: string;
+  scopes?: string;
+  name?: string;
+  reason?: string;
+  url?: string;
+  events?: string;
+  description?: string;
+  json: boolean;
+};
 
 /** A usage mistake: one line saying what is wrong, exit code 64. */
 class UsageError extends Error {}
@@ -59,7 +68,11 @@ const COMMANDS: Command[] = [
       const account = needs(values.account, '--account EMAIL', this);
       const scopes = needs(values.scopes, '--scopes "read trade"', this);
       const client = await clientsOf(db, config).create({ accountEmail: account, scopes: parseScopes(scopes), name: values.name });
-      print(values.json, client, `client_id=${client.client_id}\nclient_secret=${client.client_secret}\n(the secret is shown only this once)`);
+      print(
+        values.json,
+        client,
+        `client_id=${client.client_id}\nclient_secret=${client.client_secret}\n(the secret is shown only this once)`,
+      );
       return 0;
     },
   },
@@ -69,19 +82,28 @@ const COMMANDS: Command[] = [
     help: "Lists the account's clients with their scopes and whether they are active or revoked.",
     async run({ db, config, values }) {
       const list = await clientsOf(db, config).list(needs(values.account, '--account EMAIL', this));
-      print(values.json, list, list.map((c) => `${c.client_id}\t${c.scopes.join(' ')}\t${c.revoked_at ? 'revoked' : 'active'}\t${c.name}`).join('\n') || '(no clients)');
+      print(
+        values.json,
+        list,
+        list.map((c) => `${c.client_id}\t${c.scopes.join(' ')}\t${c.revoked_at ? 'revoked' : 'active'}\t${c.name}`).join('\n') ||
+          '(no clients)',
+      );
       return 0;
     },
   },
   {
     words: ['client', 'rotate'],
     usage: 'client rotate CLIENT_ID [--json]',
-    help: "Gives the client a new secret (shown only this once); tokens issued under the old one stop working.",
+    help: 'Gives the client a new secret (shown only this once); tokens issued under the old one stop working.',
     async run({ db, config, values, args }) {
       const id = needs(args[0], 'a CLIENT_ID', this);
       const client = await clientsOf(db, config).rotate(id);
       if (!client) return notFound(`No active client ${id}.`);
-      print(values.json, client, `client_secret=${client.client_secret}\n(the secret is shown only this once; earlier tokens no longer work)`);
+      print(
+        values.json,
+        client,
+        `client_secret=${client.client_secret}\n(the secret is shown only this once; earlier tokens no longer work)`,
+      );
       return 0;
     },
   },
@@ -107,9 +129,15 @@ const COMMANDS: Command[] = [
       const now = new Date();
       const changed =
         state === 'on'
-          ? await db.kysely.transaction().execute((trx) => engage(trx, GLOBAL_SCOPE, 'operator', values.reason ?? 'engaged by an operator', now))
+          ? await db.kysely
+              .transaction()
+              .execute((trx) => engage(trx, GLOBAL_SCOPE, 'operator', values.reason ?? 'engaged by an operator', now))
           : await db.kysely.transaction().execute((trx) => release(trx, GLOBAL_SCOPE, 'operator', values.reason ?? null, now));
-      print(values.json, { level: 'global', engaged: state === 'on', changed }, `global kill switch ${state}${changed ? '' : ' (it already was)'}`);
+      print(
+        values.json,
+        { level: 'global', engaged: state === 'on', changed },
+        `global kill switch ${state}${changed ? '' : ' (it already was)'}`,
+      );
       return 0;
     },
   },
@@ -121,8 +149,14 @@ const COMMANDS: Command[] = [
       const email = needs(values.account, '--account EMAIL', this);
       const account = await db.kysely.selectFrom('accounts').select('id').where('email', '=', normalizeEmail(email)).executeTakeFirst();
       if (!account) return notFound(`No account ${email}.`);
-      const changed = await db.kysely.transaction().execute((trx) => release(trx, account.id, 'operator', values.reason ?? null, new Date()));
-      print(values.json, { level: 'account', engaged: false, changed }, changed ? `released the kill switch of ${email}` : `the kill switch of ${email} was not engaged`);
+      const changed = await db.kysely
+        .transaction()
+        .execute((trx) => release(trx, account.id, 'operator', values.reason ?? null, new Date()));
+      print(
+        values.json,
+        { level: 'account', engaged: false, changed },
+        changed ? `released the kill switch of ${email}` : `the kill switch of ${email} was not engaged`,
+      );
       return 0;
     },
   },
@@ -132,7 +166,12 @@ const COMMANDS: Command[] = [
     help: 'Lists the messages sent through POST /v1/contact, newest first.',
     async run({ db, values }) {
       const messages = await contactMessages(db.kysely);
-      print(values.json, messages, messages.map((m) => `${m.received_at}\t${m.id}\t${m.name} <${m.email}>\n  ${m.message.replace(/\n/g, '\n  ')}`).join('\n') || '(no messages)');
+      print(
+        values.json,
+        messages,
+        messages.map((m) => `${m.received_at}\t${m.id}\t${m.name} <${m.email}>\n  ${m.message.replace(/\n/g, '\n  ')}`).join('\n') ||
+          '(no messages)',
+      );
       return 0;
     },
   },
@@ -171,12 +210,15 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const found = find(positionals);
   if (values.help) {
-    process.stdout.write('command' in found ? commandHelp(found.command) : found.partial.length ? found.partial.map(commandHelp).join('\n') : programHelp());
+    process.stdout.write(
+      'command' in found ? commandHelp(found.command) : found.partial.length ? found.partial.map(commandHelp).join('\n') : programHelp(),
+    );
     return 0;
   }
   if (!('command' in found)) {
     if (positionals.length === 0) throw new UsageError('no command given');
-    if (found.partial.length) throw new UsageError(`"${positionals.join(' ')}" needs more: ${found.partial.map((c) => c.usage).join(' | ')}`);
+    if (found.partial.length)
+      throw new UsageError(`"${positionals.join(' ')}" needs more: ${found.partial.map((c) => c.usage).join(' | ')}`);
     throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
   const config = loadConfig();

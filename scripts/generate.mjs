@@ -28,7 +28,10 @@ execFileSync(bin('openapi-typescript'), [join(outDir, 'openapi.json'), '-o', joi
 const problemTypes = document['x-problem-types'];
 if (!Array.isArray(problemTypes) || problemTypes.length === 0) throw new Error('openapi.yaml declares no x-problem-types');
 const entries = problemTypes
-  .map(({ slug, status, title, description, uri }) => `  ${JSON.stringify(slug)}: ${JSON.stringify({ status, title, description, ...(uri ? { uri } : {}) })},`)
+  .map(
+    ({ slug, status, title, description, uri }) =>
+      `  ${JSON.stringify(slug)}: ${JSON.stringify({ status, title, description, ...(uri ? { uri } : {}) })},`,
+  )
   .join('\n');
 writeFileSync(
   join(outDir, 'problem-types.ts'),
@@ -46,7 +49,8 @@ for (const item of Object.values(document.paths)) {
     const requirements = operation.security ?? document.security ?? [];
     const bearer = requirements.filter((r) => 'OAuth2' in r).map((r) => r.OAuth2);
     const anonymous = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
-    if (bearer.length > 0 && anonymous) throw new Error(`${operation.operationId}: a bearer operation must not also allow anonymous access`);
+    if (bearer.length > 0 && anonymous)
+      throw new Error(`${operation.operationId}: a bearer operation must not also allow anonymous access`);
     security.push([operation.operationId, bearer]);
   }
 }
@@ -71,7 +75,9 @@ await generateGraphQLTypes(outDir);
 // tests all load the same bytes without a file path to resolve.
 const ascVersion = JSON.parse(readFileSync(join('node_modules', 'assemblyscript', 'package.json'), 'utf8')).version;
 const wasmDir = mkdtempSync(join(tmpdir(), 'wasm-'));
-for (const file of readdirSync('wasm').filter((name) => name.endsWith('.ts')).sort()) {
+for (const file of readdirSync('wasm')
+  .filter((name) => name.endsWith('.ts'))
+  .sort()) {
   const name = file.slice(0, -'.ts'.length);
   const binary = join(wasmDir, `${name}.wasm`);
   execFileSync(bin('asc'), [join('wasm', file), '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--outFile', binary], {

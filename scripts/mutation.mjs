@@ -24,8 +24,14 @@ if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
   mkdirSync(cache, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(manifest, file), join(cache, file));
   console.log(`Installing StrykerJS and Node 22 (test/mutation/package.json) into ${cache}`);
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_(prefix|global|local_prefix|location)$/i.test(name)));
-  const npm = spawnSync('npm', ['ci', '--prefix', cache, '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: cache, env, stdio: 'inherit' });
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^npm_config_(prefix|global|local_prefix|location)$/i.test(name)),
+  );
+  const npm = spawnSync('npm', ['ci', '--prefix', cache, '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
+    cwd: cache,
+    env,
+    stdio: 'inherit',
+  });
   if (npm.status !== 0) {
     console.error(`make mutation: could not install test/mutation/package.json into ${cache} (it needs the npm registry)`);
     process.exit(1);
@@ -33,16 +39,24 @@ if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
   writeFileSync(stampFile, stamp);
 }
 
-const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(cache, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
+const node =
+  Number(process.versions.node.split('.')[0]) >= 22
+    ? process.execPath
+    : join(cache, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
 if (!existsSync(node)) {
-  console.error(`make mutation: StrykerJS 10 needs Node 22 or later; this is Node ${process.version} on ${process.platform}-${process.arch}, for which no Node 22 package is pinned. Run it with Node 22.`);
+  console.error(
+    `make mutation: StrykerJS 10 needs Node 22 or later; this is Node ${process.version} on ${process.platform}-${process.arch}, for which no Node 22 package is pinned. Run it with Node 22.`,
+  );
   process.exit(1);
 }
 const stryker = join(cache, 'node_modules/@stryker-mutator/core/bin/stryker.js');
 // The suites run on PostgreSQL when it answers (a test file's database is a server-side copy, and statements are
 // cheaper than on the embedded database), else on the embedded database (no server needed; each test process keeps
 // one migrated template). TEST_DB=embedded chooses the embedded database.
-const postgres = process.env.TEST_DB === 'embedded' ? false : await postgresAnswers(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const postgres =
+  process.env.TEST_DB === 'embedded'
+    ? false
+    : await postgresAnswers(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 console.log(`make mutation: the suites run on ${postgres ? 'PostgreSQL' : 'the embedded database'}`);
 const run = spawnSync(node, [stryker, 'run', 'stryker.config.json', ...process.argv.slice(2)], {
   cwd: root,

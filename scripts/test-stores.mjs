@@ -33,16 +33,25 @@ function redisAnswers() {
 
 const embedded = process.env.TEST_DB === 'embedded';
 const noRedis = process.env.TEST_REDIS === 'none';
-const [postgres, redis] = await Promise.all([embedded ? Promise.resolve(false) : postgresAnswers(postgresUrl, TIMEOUT_MS), noRedis ? Promise.resolve(false) : redisAnswers()]);
+const [postgres, redis] = await Promise.all([
+  embedded ? Promise.resolve(false) : postgresAnswers(postgresUrl, TIMEOUT_MS),
+  noRedis ? Promise.resolve(false) : redisAnswers(),
+]);
 const problems = [];
 if (!embedded && !postgres) {
-  problems.push(`PostgreSQL does not answer at ${postgresUrl} (TEST_DATABASE_URL). Start it (.ci/run does), or run \`make test TEST_DB=embedded\` to run every suite on the embedded database, knowing that the PostgreSQL-only tests then skip.`);
+  problems.push(
+    `PostgreSQL does not answer at ${postgresUrl} (TEST_DATABASE_URL). Start it (.ci/run does), or run \`make test TEST_DB=embedded\` to run every suite on the embedded database, knowing that the PostgreSQL-only tests then skip.`,
+  );
 }
 if (!noRedis && spawnSync('redis-server', ['--version']).error) {
-  problems.push('There is no redis-server on PATH: the tests of a Redis that hangs or dies start their own. Install it (.ci/run does), or run `make test TEST_REDIS=none`, knowing that the Redis tests then skip.');
+  problems.push(
+    'There is no redis-server on PATH: the tests of a Redis that hangs or dies start their own. Install it (.ci/run does), or run `make test TEST_REDIS=none`, knowing that the Redis tests then skip.',
+  );
 }
 if (!noRedis && !redis) {
-  problems.push(`Redis does not answer at ${redisUrl} (TEST_REDIS_URL). Start it (.ci/run does), or run \`make test TEST_REDIS=none\`, knowing that the tests of shared counters in Redis then skip.`);
+  problems.push(
+    `Redis does not answer at ${redisUrl} (TEST_REDIS_URL). Start it (.ci/run does), or run \`make test TEST_REDIS=none\`, knowing that the tests of shared counters in Redis then skip.`,
+  );
 }
 const database = embedded ? 'the embedded database (TEST_DB=embedded: the PostgreSQL-only tests skip)' : `PostgreSQL at ${postgresUrl}`;
 const counters = noRedis ? 'no Redis (TEST_REDIS=none: the Redis tests skip)' : `Redis at ${redisUrl}`;

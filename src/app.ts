@@ -64,7 +64,12 @@ export async function createApp(
     state.log.warn({ type }, badPath ? 'request path refused' : 'request body refused');
     if (!badPath && isTokenEndpoint(api.routes, req.path)) {
       // In RFC 6749's format, like every answer of the token endpoint; a body that could not be read is invalid_request.
-      sendReply(res, problem.slug === 'malformed-request' ? oauthErrorReply(new OAuthError('invalid_request', problem.detail!), config.baseUrl) : tokenEndpointReply(problemReply(problem.slug, config.baseUrl, { detail: problem.detail })));
+      sendReply(
+        res,
+        problem.slug === 'malformed-request'
+          ? oauthErrorReply(new OAuthError('invalid_request', problem.detail!), config.baseUrl)
+          : tokenEndpointReply(problemReply(problem.slug, config.baseUrl, { detail: problem.detail })),
+      );
       return;
     }
     const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });

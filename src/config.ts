@@ -206,14 +206,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const rawTrust = env.TRUST_PROXY?.trim();
   const trustProxy = !rawTrust || rawTrust === 'false' ? false : /^\d+$/.test(rawTrust) ? Number(rawTrust) : rawTrust;
-  if (rawTrust === 'true') throw new ConfigError('TRUST_PROXY', 'trusting every proxy lets any client choose its IP; give a hop count (1) or the proxy addresses');
+  if (rawTrust === 'true')
+    throw new ConfigError('TRUST_PROXY', 'trusting every proxy lets any client choose its IP; give a hop count (1) or the proxy addresses');
   const signingKeyPem = env.SIGNING_KEY_PEM || undefined;
   if (signingKeyPem && !signingKeyPem.includes('-----BEGIN PRIVATE KEY-----')) {
     throw new ConfigError('SIGNING_KEY_PEM', 'must be a PKCS#8 PEM private key (Ed25519 or P-256)');
   }
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', 1, 1, 64);
   if (webConcurrency > 1 && !databaseUrl) {
-    throw new ConfigError('WEB_CONCURRENCY', `the embedded database serves one process; set DATABASE_URL to a PostgreSQL server to run ${webConcurrency} workers`);
+    throw new ConfigError(
+      'WEB_CONCURRENCY',
+      `the embedded database serves one process; set DATABASE_URL to a PostgreSQL server to run ${webConcurrency} workers`,
+    );
   }
   const dashboardUrl = url(env, 'DASHBOARD_URL')?.replace(/\/+$/, '');
   if (dashboardUrl && !/^https?:\/\//.test(dashboardUrl)) throw new ConfigError('DASHBOARD_URL', 'must be an http:// or https:// URL');

@@ -52,15 +52,21 @@ export async function seedDemo(services: Services, dataDir: string): Promise<Dem
   const file = join(dataDir, DEMO_CREDENTIALS_FILE);
   const saved = readSaved(file);
 
-  let client = saved.client_id && saved.client_secret && (await services.clients.secretMatches(saved.client_id, saved.client_secret))
-    ? { client_id: saved.client_id, client_secret: saved.client_secret }
-    : null;
+  let client =
+    saved.client_id && saved.client_secret && (await services.clients.secretMatches(saved.client_id, saved.client_secret))
+      ? { client_id: saved.client_id, client_secret: saved.client_secret }
+      : null;
   if (!client) {
-    const created = await services.clients.create({ accountEmail: DEMO_EMAIL, scopes: ['read', 'write', 'trade', 'mcp'], name: DEMO_CLIENT_NAME });
+    const created = await services.clients.create({
+      accountEmail: DEMO_EMAIL,
+      scopes: ['read', 'write', 'trade', 'mcp'],
+      name: DEMO_CLIENT_NAME,
+    });
     client = { client_id: created.client_id, client_secret: created.client_secret };
   }
 
-  let password: string | null = saved.password && (await services.people.passwordMatches(DEMO_EMAIL, saved.password)) ? saved.password : null;
+  let password: string | null =
+    saved.password && (await services.people.passwordMatches(DEMO_EMAIL, saved.password)) ? saved.password : null;
   if (!password && !(await services.people.hasPassword(DEMO_EMAIL))) {
     password = newPassword();
     await services.people.setPassword(DEMO_EMAIL, password, 'Demo Holder');
@@ -74,20 +80,22 @@ export async function seedDemo(services: Services, dataDir: string): Promise<Dem
 
 /** What `make run` prints: the demo client next to the dashboard login. */
 export function demoBanner(credentials: DemoCredentials, urls: { api: string; dashboard: string; file: string }): string {
-  return [
-    '',
-    `Demo client (account ${credentials.email} with a 60/40 VTI/BND policy, scopes read write trade mcp; kept in ${urls.file}, reused on restart):`,
-    `  CLIENT_ID=${credentials.client_id}`,
-    `  CLIENT_SECRET=${credentials.client_secret}`,
-    `  curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${urls.api}/oauth/token`,
-    `Dashboard: ${urls.dashboard} (manage clients, release the kill switch, sign policies). Log in as the demo person:`,
-    `  EMAIL=${credentials.email}`,
-    credentials.password
-      ? `  PASSWORD=${credentials.password}`
-      : `  PASSWORD is kept in the ${DEMO_CREDENTIALS_FILE} of the DATA_DIR that first set it (this database is shared); or sign up a new person`,
-    `Docs: ${urls.api}/docs`,
-    '',
-  ].join('\n') + '\n';
+  return (
+    [
+      '',
+      `Demo client (account ${credentials.email} with a 60/40 VTI/BND policy, scopes read write trade mcp; kept in ${urls.file}, reused on restart):`,
+      `  CLIENT_ID=${credentials.client_id}`,
+      `  CLIENT_SECRET=${credentials.client_secret}`,
+      `  curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials ${urls.api}/oauth/token`,
+      `Dashboard: ${urls.dashboard} (manage clients, release the kill switch, sign policies). Log in as the demo person:`,
+      `  EMAIL=${credentials.email}`,
+      credentials.password
+        ? `  PASSWORD=${credentials.password}`
+        : `  PASSWORD is kept in the ${DEMO_CREDENTIALS_FILE} of the DATA_DIR that first set it (this database is shared); or sign up a new person`,
+      `Docs: ${urls.api}/docs`,
+      '',
+    ].join('\n') + '\n'
+  );
 }
 
 /**
@@ -95,12 +103,21 @@ export function demoBanner(credentials: DemoCredentials, urls: { api: string; da
  * acts as the demo client would: it obtains a token and goes through the same authorization as any caller.
  */
 async function seedDemoPolicy(services: Services, clientId: string, clientSecret: string): Promise<void> {
-  const token = await services.oauth.issueToken({ grant_type: 'client_credentials', scope: 'read trade' }, { id: clientId, secret: clientSecret });
+  const token = await services.oauth.issueToken(
+    { grant_type: 'client_credentials', scope: 'read trade' },
+    { id: clientId, secret: clientSecret },
+  );
   const principal = await services.tokens.authenticate(`Bearer ${token.access_token}`);
   const existing = await services.policies.list(authorize(principal, 'listPolicies', SEED_ORIGIN), { limit: 1 });
   if (existing.data.length > 0) return;
   await services.policies.create(authorize(principal, 'createPolicy', SEED_ORIGIN), {
-    limits: { max_order_notional: 25000, max_position_weight: 0.7, max_daily_notional: 100000, max_daily_loss: 5000, allowed_markets: ['US'] },
+    limits: {
+      max_order_notional: 25000,
+      max_position_weight: 0.7,
+      max_daily_notional: 100000,
+      max_daily_loss: 5000,
+      allowed_markets: ['US'],
+    },
     target_allocation: [
       { symbol: 'VTI', weight: 0.6 },
       { symbol: 'BND', weight: 0.4 },

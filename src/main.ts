@@ -13,7 +13,11 @@ const demo = process.argv.includes('--demo');
 function configOrExit(): Config {
   try {
     // The demo delivers webhooks to receivers on this machine unless told otherwise.
-    return loadConfig(demo && process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined ? { ...process.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } : process.env);
+    return loadConfig(
+      demo && process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined
+        ? { ...process.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }
+        : process.env,
+    );
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
@@ -24,7 +28,12 @@ function configOrExit(): Config {
 }
 
 const open = (config: Config) =>
-  openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, timeouts: config.databaseTimeouts, preparedStatements: config.databasePreparedStatements });
+  openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    timeouts: config.databaseTimeouts,
+    preparedStatements: config.databasePreparedStatements,
+  });
 
 /** Stops once on the first SIGTERM or SIGINT; a stop that fails is logged and exits 1, never an unhandled rejection. */
 function onSignals(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<void>): void {
@@ -47,7 +56,9 @@ const STOPPED_ACCEPTING = 'ias:stopped-accepting';
 const isMessage = (message: unknown, kind: string) => (message as { ias?: unknown } | null)?.ias === kind;
 
 function printDemo(config: Config, credentials: DemoCredentials, dashboardUrl: string): void {
-  process.stdout.write(demoBanner(credentials, { api: config.baseUrl, dashboard: dashboardUrl, file: join(config.dataDir, DEMO_CREDENTIALS_FILE) }));
+  process.stdout.write(
+    demoBanner(credentials, { api: config.baseUrl, dashboard: dashboardUrl, file: join(config.dataDir, DEMO_CREDENTIALS_FILE) }),
+  );
 }
 
 /** One process serving the API: migrations, the demo seed when asked, then requests until a signal drains it. */
@@ -80,7 +91,16 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
     process.exit(0);
   });
   if (credentials) printDemo(config, credentials, running.dashboard.url);
-  logger.info({ port: running.port, baseUrl: config.baseUrl, dashboardPort: running.dashboard.port, dashboardUrl: running.dashboard.url, database: db.kind }, prepare ? 'serving' : 'worker serving');
+  logger.info(
+    {
+      port: running.port,
+      baseUrl: config.baseUrl,
+      dashboardPort: running.dashboard.port,
+      dashboardUrl: running.dashboard.url,
+      database: db.kind,
+    },
+    prepare ? 'serving' : 'worker serving',
+  );
 }
 
 /**

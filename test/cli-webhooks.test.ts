@@ -10,7 +10,9 @@ const execFileAsync = promisify(execFile);
 
 async function cli(args: string[], env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['dist/scripts/cli.js', ...args], { env: { ...process.env, BCRYPT_COST: '4', ...env } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['dist/scripts/cli.js', ...args], {
+      env: { ...process.env, BCRYPT_COST: '4', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -37,7 +39,20 @@ describe('operator CLI: webhook add, list, deliveries, remove', () => {
   it('adds an endpoint that the running server delivers to, lists it with its deliveries, and removes it', async () => {
     const account = await server.account(['read', 'trade'], 'webhook-ops@example.com');
     const env = { DATABASE_URL: server.database.url!, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-    const added = await cli(['webhook', 'add', '--account', 'webhook-ops@example.com', '--url', receiver.url, '--events', 'policy.created,order.filled', '--json'], env);
+    const added = await cli(
+      [
+        'webhook',
+        'add',
+        '--account',
+        'webhook-ops@example.com',
+        '--url',
+        receiver.url,
+        '--events',
+        'policy.created,order.filled',
+        '--json',
+      ],
+      env,
+    );
     expect(added.code, added.stderr).to.equal(0);
     const endpoint = JSON.parse(added.stdout);
     expect(endpoint.id).to.match(/^we_/);
@@ -46,7 +61,9 @@ describe('operator CLI: webhook add, list, deliveries, remove', () => {
 
     await createPolicy(server, account.token);
     const [delivery] = await until('the delivery', () => receiver.received.length > 0 && receiver.received);
-    expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).to.include({ type: 'policy.created' });
+    expect(new Webhook(endpoint.secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).to.include({
+      type: 'policy.created',
+    });
 
     const listed = JSON.parse((await cli(['webhook', 'list', '--account', 'webhook-ops@example.com', '--json'], env)).stdout);
     expect(listed.map((e: { id: string }) => e.id)).to.deep.equal([endpoint.id]);
@@ -65,10 +82,16 @@ describe('operator CLI: webhook add, list, deliveries, remove', () => {
   it('refuses a private URL without WEBHOOK_ALLOW_PRIVATE_NETWORKS, and an unknown event type, with exit 64 and the rule', async () => {
     await server.account(['read'], 'webhook-refused@example.com');
     const env = { DATABASE_URL: server.database.url!, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' };
-    const privateUrl = await cli(['webhook', 'add', '--account', 'webhook-refused@example.com', '--url', 'https://192.168.1.10/hooks', '--events', 'order.filled'], env);
+    const privateUrl = await cli(
+      ['webhook', 'add', '--account', 'webhook-refused@example.com', '--url', 'https://192.168.1.10/hooks', '--events', 'order.filled'],
+      env,
+    );
     expect(privateUrl.code).to.equal(64);
     expect(privateUrl.stderr).to.contain('--url 192.168.1.10 is a private address');
-    const unknown = await cli(['webhook', 'add', '--account', 'webhook-refused@example.com', '--url', 'https://hooks.example.com/', '--events', 'order.done'], env);
+    const unknown = await cli(
+      ['webhook', 'add', '--account', 'webhook-refused@example.com', '--url', 'https://hooks.example.com/', '--events', 'order.done'],
+      env,
+    );
     expect(unknown.code).to.equal(64);
     expect(unknown.stderr).to.contain('--events has unknown types order.done');
     const missing = await cli(['webhook', 'add', '--account', 'webhook-refused@example.com', '--url', 'https://hooks.example.com/'], env);

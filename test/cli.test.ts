@@ -20,7 +20,9 @@ before(async function () {
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['dist/scripts/cli.js', ...args], { env: { ...process.env, BCRYPT_COST: '4', ...env } });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['dist/scripts/cli.js', ...args], {
+      env: { ...process.env, BCRYPT_COST: '4', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -42,7 +44,10 @@ describe('operator CLI', () => {
 
   it('creates, lists, rotates and revokes clients in the database of the running server', async () => {
     const env = { DATABASE_URL: server.database.url! };
-    const created = await cli(['client', 'create', '--account', 'ops@example.com', '--scopes', 'read trade', '--name', 'Robo', '--json'], env);
+    const created = await cli(
+      ['client', 'create', '--account', 'ops@example.com', '--scopes', 'read trade', '--name', 'Robo', '--json'],
+      env,
+    );
     expect(created.code, created.stderr).to.equal(0);
     const client = JSON.parse(created.stdout);
     expect(client).to.include({ name: 'Robo' });
@@ -68,7 +73,11 @@ describe('operator CLI', () => {
     const env = { DATABASE_URL: server.database.url! };
     const holder = await server.account(['read', 'trade'], 'switch@example.com');
     expect((await cli(['kill-switch', 'global', 'on', '--reason', 'market halt'], env)).code).to.equal(0);
-    expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body).to.include({ engaged: true, level: 'global', reason: 'market halt' });
+    expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body).to.include({
+      engaged: true,
+      level: 'global',
+      reason: 'market halt',
+    });
     expect((await cli(['kill-switch', 'global', 'off'], env)).code).to.equal(0);
     expect((await server.api.get('/v1/kill-switch', { token: holder.token })).body.engaged).to.equal(false);
 
@@ -85,8 +94,16 @@ describe('operator CLI', () => {
       const issued = await server.services.challenges.issue(origin, 'contact');
       return solveChallenge(issued.challenge, issued.difficulty);
     };
-    await server.services.people.sendContactMessage({ email: 'first@example.com', name: 'First', message: 'Hello' }, await solution(), origin);
-    await server.services.people.sendContactMessage({ email: 'second@example.com', name: 'Second', message: 'Two\nlines' }, await solution(), origin);
+    await server.services.people.sendContactMessage(
+      { email: 'first@example.com', name: 'First', message: 'Hello' },
+      await solution(),
+      origin,
+    );
+    await server.services.people.sendContactMessage(
+      { email: 'second@example.com', name: 'Second', message: 'Two\nlines' },
+      await solution(),
+      origin,
+    );
     const listed = await cli(['contact', 'list', '--json'], env);
     expect(listed.code, listed.stderr).to.equal(0);
     expect(JSON.parse(listed.stdout).map((m: { email: string }) => m.email)).to.deep.equal(['second@example.com', 'first@example.com']);
@@ -111,12 +128,22 @@ describe('operator CLI', () => {
   it('explains itself and each command with --help, without opening a database', async () => {
     const help = await cli(['--help'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     expect(help.code).to.equal(0);
-    for (const usage of ['client create', 'client list', 'client rotate', 'client revoke', 'kill-switch global', 'kill-switch account release', 'contact list']) {
+    for (const usage of [
+      'client create',
+      'client list',
+      'client rotate',
+      'client revoke',
+      'kill-switch global',
+      'kill-switch account release',
+      'contact list',
+    ]) {
       expect(help.stdout).to.include(`  ${usage}`);
     }
     const one = await cli(['client', 'rotate', '-h']);
     expect(one.code).to.equal(0);
-    expect(one.stdout).to.match(/^Usage: npm run cli -- client rotate CLIENT_ID/).and.include('new secret');
+    expect(one.stdout)
+      .to.match(/^Usage: npm run cli -- client rotate CLIENT_ID/)
+      .and.include('new secret');
     const group = await cli(['kill-switch', '--help']);
     expect(group.stdout).to.include('kill-switch global on|off').and.include('kill-switch account release');
   });
@@ -153,14 +180,20 @@ describe('operator CLI on the embedded database', () => {
       const api = `http://127.0.0.1:${service.port}`;
       const issued = await fetch(`${api}/oauth/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       expect(issued.status, 'the running service knows the client the CLI created').to.equal(200);
       const { access_token: token } = (await issued.json()) as { access_token: string };
 
       expect((await cli(['kill-switch', 'global', 'on', '--reason', 'drill'], env)).code).to.equal(0);
-      const state = (await (await fetch(`${api}/v1/kill-switch`, { headers: { authorization: `Bearer ${token}` } })).json()) as { engaged: boolean; level: string };
+      const state = (await (await fetch(`${api}/v1/kill-switch`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        engaged: boolean;
+        level: string;
+      };
       expect(state).to.include({ engaged: true, level: 'global' });
       expect((await cli(['kill-switch', 'global', 'off'], env)).code).to.equal(0);
 

@@ -17,7 +17,12 @@ const operations = Object.values(document.paths as Record<string, Record<string,
 
 function resolve(node: any): any {
   if (!node?.$ref) return node;
-  return resolve(node.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], document));
+  return resolve(
+    node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((n: any, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], document),
+  );
 }
 
 describe('the contract and the code agree', () => {
@@ -43,7 +48,10 @@ describe('the contract and the code agree', () => {
   });
 
   it('stored policies are held to the bounds PolicyLimits declares for each of its numbers', () => {
-    const properties = document.components.schemas.PolicyLimits.properties as Record<string, { type: string; minimum?: number; maximum?: number }>;
+    const properties = document.components.schemas.PolicyLimits.properties as Record<
+      string,
+      { type: string; minimum?: number; maximum?: number }
+    >;
     const numbers = Object.keys(properties).filter((name) => properties[name]!.type === 'number');
     expect(numbers.sort()).to.deep.equal(Object.keys(LIMIT_BOUNDS).sort());
     for (const [name, bounds] of Object.entries(LIMIT_BOUNDS)) {
@@ -79,7 +87,10 @@ describe('the contract and the code agree', () => {
     let keyed = 0;
     for (const [path, item] of Object.entries(document.paths as Record<string, any>)) {
       if (!item.post) continue;
-      const names = (item.post.parameters ?? []).map((p: any) => resolve(p)).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      const names = (item.post.parameters ?? [])
+        .map((p: any) => resolve(p))
+        .filter((p: any) => p.in === 'header')
+        .map((p: any) => p.name);
       const bearer = (item.post.security ?? []).some((r: any) => 'OAuth2' in r);
       if (!bearer) {
         expect(names, path).to.not.include('Idempotency-Key');
@@ -89,7 +100,8 @@ describe('the contract and the code agree', () => {
       expect(names, path).to.include('Idempotency-Key');
       expect(Object.keys(item.post.responses), path).to.include.members(['409', '422']);
       for (const [status, response] of Object.entries(item.post.responses as Record<string, any>)) {
-        if (status.startsWith('2')) expect(Object.keys(resolve(response).headers ?? {}), `${path} ${status}`).to.include('Idempotent-Replayed');
+        if (status.startsWith('2'))
+          expect(Object.keys(resolve(response).headers ?? {}), `${path} ${status}`).to.include('Idempotent-Replayed');
       }
     }
     expect(keyed).to.be.greaterThan(5);
@@ -107,20 +119,24 @@ describe('the contract and the code agree', () => {
     const ajv = new Ajv2020.default({ strict: false });
     addFormats.default(ajv);
     ajv.addSchema(document, 'doc');
-    const valid = (schema: any, value: unknown) => ajv.validate(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')), value);
+    const valid = (schema: any, value: unknown) =>
+      ajv.validate(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')), value);
 
     it('every parameter and every request body has an example its own schema accepts', () => {
       for (const operation of operations) {
         for (const parameter of (operation.parameters ?? []).map(resolve)) {
           const where = `${operation.operationId} ${parameter.in} ${parameter.name}`;
           expect(parameter.example, where).to.not.equal(undefined);
-          const value = parameter.schema.type === 'integer' && typeof parameter.example === 'string' ? Number(parameter.example) : parameter.example;
+          const value =
+            parameter.schema.type === 'integer' && typeof parameter.example === 'string' ? Number(parameter.example) : parameter.example;
           expect(valid(parameter.schema, value), `${where}: ${ajv.errorsText()}`).to.equal(true);
         }
         for (const [mediaType, content] of Object.entries(resolve(operation.requestBody)?.content ?? {}) as [string, any][]) {
-          const examples = content.example !== undefined ? [content.example] : Object.values(content.examples ?? {}).map((e: any) => e.value);
+          const examples =
+            content.example !== undefined ? [content.example] : Object.values(content.examples ?? {}).map((e: any) => e.value);
           expect(examples, `${operation.operationId} ${mediaType}`).to.not.be.empty;
-          for (const example of examples) expect(valid(content.schema, example), `${operation.operationId} ${mediaType}: ${ajv.errorsText()}`).to.equal(true);
+          for (const example of examples)
+            expect(valid(content.schema, example), `${operation.operationId} ${mediaType}: ${ajv.errorsText()}`).to.equal(true);
         }
       }
     });

@@ -7,14 +7,19 @@ async function tokenFor(service: ServiceProcess): Promise<string> {
   const { id, secret } = service.credentials();
   const response = await fetch(`http://127.0.0.1:${service.port}/oauth/token`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: 'grant_type=client_credentials&scope=read%20trade',
   });
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
 const exited = (service: ServiceProcess) =>
-  new Promise<number | null>((resolve) => (service.child.exitCode !== null ? resolve(service.child.exitCode) : service.child.once('exit', resolve)));
+  new Promise<number | null>((resolve) =>
+    service.child.exitCode !== null ? resolve(service.child.exitCode) : service.child.once('exit', resolve),
+  );
 
 describe('the service process on PostgreSQL', () => {
   let database: TestDatabase;
@@ -32,9 +37,17 @@ describe('the service process on PostgreSQL', () => {
     try {
       const base = `http://127.0.0.1:${service.port}`;
       const token = await tokenFor(service);
-      const disclosure = (await (await fetch(`${base}/v1/disclosures/current`, { headers: { authorization: `Bearer ${token}` } })).json()) as { version: string };
+      const disclosure = (await (
+        await fetch(`${base}/v1/disclosures/current`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { version: string };
       const policy = JSON.stringify({
-        limits: { max_order_notional: 1000, max_position_weight: 0.5, max_daily_notional: 5000, max_daily_loss: 1000, allowed_markets: ['US'] },
+        limits: {
+          max_order_notional: 1000,
+          max_position_weight: 0.5,
+          max_daily_notional: 5000,
+          max_daily_loss: 1000,
+          allowed_markets: ['US'],
+        },
         target_allocation: [{ symbol: 'VTI', weight: 1 }],
         consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Load Test' },
       });
@@ -46,7 +59,11 @@ describe('the service process on PostgreSQL', () => {
       const worker = async () => {
         for (;;) {
           try {
-            const response = await fetch(`${base}/v1/policies`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: policy });
+            const response = await fetch(`${base}/v1/policies`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: policy,
+            });
             await response.arrayBuffer();
             expect(response.status).to.equal(201);
             acknowledged++;
@@ -71,7 +88,10 @@ describe('the service process on PostgreSQL', () => {
       expect(log).to.include('"msg":"stopped"');
       expect(log).to.not.include('shutdown timeout reached');
       // Acknowledged writes are exactly the stored ones: none lost, none done without its answer reaching the client.
-      const stored = await database.db.kysely.selectFrom('policies').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const stored = await database.db.kysely
+        .selectFrom('policies')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(stored.n)).to.equal(acknowledged + 1); // + the demo seed's policy
       // Every request the server handled was answered: it logged exactly the 201s the clients received, and no request
       // was cut off (pino-http logs "request aborted" for one that closed unanswered).
@@ -96,7 +116,8 @@ describe('the service process on PostgreSQL', () => {
     try {
       await until('two workers serving', () => workers().length >= 2, { attempts: 1200, intervalMs: 50 });
       const token = await tokenFor(service);
-      const read = () => fetch(`http://127.0.0.1:${service.port}/v1/brokers`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
+      const read = () =>
+        fetch(`http://127.0.0.1:${service.port}/v1/brokers`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
       for (let i = 0; i < 6; i++) expect((await read()).status).to.equal(200);
 
       process.kill(workers()[0]!, 'SIGKILL');

@@ -26,7 +26,10 @@ describe('the service process on the embedded database', () => {
     expect(id).to.match(/^ias_client_/);
     const response = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     expect(response.status).to.equal(200);
@@ -43,7 +46,9 @@ describe('the service process on the embedded database', () => {
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }),
     });
     const { access_token: token } = (await issued.json()) as { access_token: string };
-    await (await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } })).arrayBuffer();
+    await (
+      await fetch(`${base}/v1/brokers?probe=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'log-check' } })
+    ).arrayBuffer();
     const logged = await log;
     const lines = logged.split('\n').filter((l) => l.startsWith('{'));
     expect(lines.some((l) => JSON.parse(l).reqId === 'token-call')).to.equal(true);
@@ -61,7 +66,11 @@ describe('the service process on the embedded database', () => {
     child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     for (const path of ['/%ff', '/assets/%ff', '/developer/clients/%ff/rotate', '/login%e0%80']) {
       for (const method of ['GET', 'POST']) {
-        const response = await fetch(`${dashboard}${path}`, { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'POST' ? 'a=1' : undefined });
+        const response = await fetch(`${dashboard}${path}`, {
+          method,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: method === 'POST' ? 'a=1' : undefined,
+        });
         const page = await response.text();
         expect(response.status, `${method} ${path}`).to.equal(400);
         expect(response.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -69,7 +78,16 @@ describe('the service process on the embedded database', () => {
         expect(page).to.include('<title>Bad address · Investment Automation dashboard</title>');
       }
     }
-    for (const path of ['/v1/orders/%ff', '/%ff', '/docs/%ff', '/docs/assets/%ff', '/problems/%ff', '/graphql/%ff', '/mcp/%ff', '/oauth/token%ff']) {
+    for (const path of [
+      '/v1/orders/%ff',
+      '/%ff',
+      '/docs/%ff',
+      '/docs/assets/%ff',
+      '/problems/%ff',
+      '/graphql/%ff',
+      '/mcp/%ff',
+      '/oauth/token%ff',
+    ]) {
       const response = await fetch(`${api}${path}`);
       const problem = (await response.json()) as { type: string; status: number; detail: string };
       expect(response.status, path).to.equal(400);
@@ -141,12 +159,21 @@ describe('SIGTERM on the service process', () => {
       expect(JSON.parse(duringDrain!.body)).to.deep.include({ status: 'not_ready' });
       expect(JSON.parse(duringDrain!.body).checks.requests).to.equal('draining');
       expect(await exited).to.equal(0);
-      const lines = log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; level: number });
-      expect(lines.map((line) => line.msg).filter((msg) => msg === 'draining in-flight requests' || msg === 'stopped')).to.deep.equal(['draining in-flight requests', 'stopped']);
+      const lines = log
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; level: number });
+      expect(lines.map((line) => line.msg).filter((msg) => msg === 'draining in-flight requests' || msg === 'stopped')).to.deep.equal([
+        'draining in-flight requests',
+        'stopped',
+      ]);
       expect(lines.at(-1)!.msg, 'the last line').to.equal('stopped');
       // The request log's own lines (the 503 is logged at error level, as every 5xx) aside: no error, no forced close.
       const stopping = lines.filter((line) => line.msg !== 'request completed');
-      expect(stopping.filter((line) => line.level >= 50 || /timeout/.test(line.msg)), 'no error, no forced close while stopping').to.deep.equal([]);
+      expect(
+        stopping.filter((line) => line.level >= 50 || /timeout/.test(line.msg)),
+        'no error, no forced close while stopping',
+      ).to.deep.equal([]);
     } finally {
       connection.close();
       service.stop();
@@ -172,7 +199,10 @@ describe('the demo credentials of `make run`', () => {
         const api = `http://127.0.0.1:${second.port}`;
         const token = await fetch(`${api}/oauth/token`, {
           method: 'POST',
-          headers: { authorization: `Basic ${Buffer.from(`${before.id}:${before.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: `Basic ${Buffer.from(`${before.id}:${before.secret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           body: 'grant_type=client_credentials',
         });
         expect(token.status).to.equal(200);
@@ -194,7 +224,10 @@ describe('the demo credentials of `make run`', () => {
 
 describe('starting with a bad environment', () => {
   it('exits with a message naming the variable, before opening any database', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -23,7 +23,10 @@ describe('SIGTERM under keep-alive load', () => {
     it(`WEB_CONCURRENCY=${workers}: resets no pooled connection, asks each to close on its next answer, exits 0`, async function () {
       this.timeout(120_000); // process starts (a primary and two workers under tsx) on a loaded machine
       if (workers > 1 && !database) this.skip(); // several workers need PostgreSQL
-      const service: ServiceProcess = await startServiceProcess({ ...(database ? { DATABASE_URL: database.url! } : {}), WEB_CONCURRENCY: String(workers) });
+      const service: ServiceProcess = await startServiceProcess({
+        ...(database ? { DATABASE_URL: database.url! } : {}),
+        WEB_CONCURRENCY: String(workers),
+      });
       const load = new KeepAliveLoad(`http://127.0.0.1:${service.port}/healthz`, 200, 16);
       const idle = new RawConnection(service.port);
       try {
@@ -43,12 +46,20 @@ describe('SIGTERM under keep-alive load', () => {
 
         // A hang fails here (SHUTDOWN_TIMEOUT_MS is 10 s), not by the suite's timeout.
         let deadline: NodeJS.Timeout | undefined;
-        const code = await Promise.race([exited, new Promise<never>((_, reject) => (deadline = setTimeout(() => reject(new Error('the service did not exit within 20 s of SIGTERM')), 20_000)))]);
+        const code = await Promise.race([
+          exited,
+          new Promise<never>(
+            (_, reject) => (deadline = setTimeout(() => reject(new Error('the service did not exit within 20 s of SIGTERM')), 20_000)),
+          ),
+        ]);
         clearTimeout(deadline);
         await load.stop();
         expect(code).to.equal(0);
         const failures = Object.fromEntries(load.failures);
-        expect(Object.keys(failures).filter((c) => c !== 'ECONNREFUSED'), JSON.stringify(failures)).to.deep.equal([]);
+        expect(
+          Object.keys(failures).filter((c) => c !== 'ECONNREFUSED'),
+          JSON.stringify(failures),
+        ).to.deep.equal([]);
         // The drain was exercised: requests kept being answered after the signal, each socket told to close.
         expect(load.answeredAfterMark, JSON.stringify(failures)).to.be.greaterThan(0);
         expect(load.closingAfterMark).to.be.greaterThan(0);

@@ -24,13 +24,31 @@ describe('the webhook receiver example in the README', () => {
   });
 
   it('type-checks, verifies a real delivery with standardwebhooks and prints the filled order once', async () => {
-    const compilerOptions = ['--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node'];
+    const compilerOptions = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--target',
+      'ES2022',
+      '--skipLibCheck',
+      '--types',
+      'node',
+    ];
     await run('node_modules/.bin/tsc', [...compilerOptions, 'examples/webhook-receiver.ts']);
     const account = await server.account(['read', 'trade']);
     await createPolicy(server, account.token);
     const port = await freePort();
-    const endpoint = await server.services.webhooks.create(account.accountId, { url: `http://127.0.0.1:${port}/`, eventTypes: ['order.filled'] });
-    const receiver = spawn('node_modules/.bin/tsx', ['examples/webhook-receiver.ts'], { env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const endpoint = await server.services.webhooks.create(account.accountId, {
+      url: `http://127.0.0.1:${port}/`,
+      eventTypes: ['order.filled'],
+    });
+    const receiver = spawn('node_modules/.bin/tsx', ['examples/webhook-receiver.ts'], {
+      env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const lines = createInterface({ input: receiver.stdout! });
       const first = new Promise<string>((resolve) => lines.once('line', resolve));

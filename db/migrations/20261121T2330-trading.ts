@@ -143,7 +143,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['daily_reports', 'kill_switch_events', 'kill_switches', 'fills', 'order_events', 'orders', 'ideas', 'positions', 'paper_accounts', 'policies']) {
+  for (const table of [
+    'daily_reports',
+    'kill_switch_events',
+    'kill_switches',
+    'fills',
+    'order_events',
+    'orders',
+    'ideas',
+    'positions',
+    'paper_accounts',
+    'policies',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -18,4 +18,6 @@ const { data, error } = await api.POST('/v1/goals/feasibility', {
   body: { capital: 10000, target: 25000, horizon_years: 10, market: 'US', monthly_contribution: 200 },
 });
 if (error) throw new Error(`${error.title}: ${error.detail}`);
-console.log(JSON.stringify({ probability: data.probability, required_growth_rate: data.required_growth_rate, suggestions: data.suggestions.length }));
+console.log(
+  JSON.stringify({ probability: data.probability, required_growth_rate: data.required_growth_rate, suggestions: data.suggestions.length }),
+);

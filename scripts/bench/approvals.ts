@@ -43,7 +43,11 @@ async function readyz(service: Service): Promise<void> {
  * then 200/s for `seconds`, 300/s for `seconds`, then the busy-day comparison.
  */
 export async function approvalsRun(
-  databaseUrl: string, db: Db, newTrader: (service: Service) => Promise<Trader>, policyBody: () => Promise<unknown>, seconds: number,
+  databaseUrl: string,
+  db: Db,
+  newTrader: (service: Service) => Promise<Trader>,
+  policyBody: () => Promise<unknown>,
+  seconds: number,
 ): Promise<ApprovalsRun> {
   const service = await startService(databaseUrl);
   try {
@@ -53,15 +57,30 @@ export async function approvalsRun(
     const body = JSON.stringify(await policyBody());
     const withPolicy = async () => {
       const trader = await newTrader(service);
-      const policy = await request(`${service.url}/v1/policies`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' }, body });
+      const policy = await request(`${service.url}/v1/policies`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' },
+        body,
+      });
       if (policy.status !== 201) throw new Error(`policy: ${policy.status} ${policy.body}`);
       return trader;
     };
     const orders = async (trader: Trader, count: number) => {
       // Distinct quantities, so no approval is a duplicate of another; about 0.1 share each keeps cash ample.
       const idea = await storeIdea(db.kysely, new SimulatedPriceSource(), new Date(), {
-        accountId: trader.accountId, clientId: trader.clientId, mode: 'rebalance', market: 'US', rationale: 'bench set-up',
-        trades: Array.from({ length: count }, (_, i) => ({ market: 'US', symbol: 'VTI', side: 'buy' as const, quantity: dec((0.1 + i / 100_000).toFixed(5)), order_type: 'market' as const, limit_price: null })),
+        accountId: trader.accountId,
+        clientId: trader.clientId,
+        mode: 'rebalance',
+        market: 'US',
+        rationale: 'bench set-up',
+        trades: Array.from({ length: count }, (_, i) => ({
+          market: 'US',
+          symbol: 'VTI',
+          side: 'buy' as const,
+          quantity: dec((0.1 + i / 100_000).toFixed(5)),
+          order_type: 'market' as const,
+          limit_price: null,
+        })),
       });
       return idea.orders.map((o: { id: string }) => o.id);
     };
@@ -81,7 +100,13 @@ export async function approvalsRun(
         const n = next++;
         const trader = traders[n % ACCOUNTS]!;
         const id = trader.orders[Math.floor(n / ACCOUNTS)]!;
-        return (await request(`${fresh.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` }, agent })).status;
+        return (
+          await request(`${fresh.url}/v1/orders/${id}/approve`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${trader.token}` },
+            agent,
+          })
+        ).status;
       };
       const firstSecond = await fixedRate(phases[0]!, 200, approve);
       const database = new URL(databaseUrl).pathname.slice(1);
@@ -97,12 +122,25 @@ export async function approvalsRun(
       // the two alternate (a fresh day's approval, then a busy day's), so drift in the machine's speed meets both.
       const busy = await withPolicyOn(fresh);
       const busyOrders = await orders(busy, 1_100);
-      await fixedRate(1_000, 200, async (i, agent) => (await request(`${fresh.url}/v1/orders/${busyOrders[i]}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${busy.token}` }, agent })).status);
+      await fixedRate(
+        1_000,
+        200,
+        async (i, agent) =>
+          (
+            await request(`${fresh.url}/v1/orders/${busyOrders[i]}/approve`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${busy.token}` },
+              agent,
+            })
+          ).status,
+      );
       const quiet = await withPolicyOn(fresh);
       const quietOrders = await orders(quiet, 100);
       const timed = async (trader: Trader, id: string) => {
         const start = performance.now();
-        const status = (await request(`${fresh.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` } })).status;
+        const status = (
+          await request(`${fresh.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` } })
+        ).status;
         if (status !== 200) throw new Error(`approval: ${status}`);
         return performance.now() - start;
       };
@@ -119,7 +157,11 @@ export async function approvalsRun(
 
       async function withPolicyOn(target: Service) {
         const trader = await newTrader(target);
-        const policy = await request(`${target.url}/v1/policies`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' }, body });
+        const policy = await request(`${target.url}/v1/policies`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' },
+          body,
+        });
         if (policy.status !== 201) throw new Error(`policy: ${policy.status} ${policy.body}`);
         return trader;
       }

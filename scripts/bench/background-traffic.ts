@@ -20,7 +20,10 @@ const count = (status: number | string) => {
   sent++;
 };
 const send = (path: string, options: { method?: string; headers?: Record<string, string>; body?: string }) =>
-  request(`${url}${path}`, { ...options, agent }).then((response) => count(response.status), () => count('error'));
+  request(`${url}${path}`, { ...options, agent }).then(
+    (response) => count(response.status),
+    () => count('error'),
+  );
 
 process.once('disconnect', () => process.exit(0));
 const stopped = new Promise<void>((resolve) => process.once('message', () => resolve()));
@@ -28,12 +31,22 @@ let running = true;
 const pending: Promise<void>[] = [];
 if (kind === 'flood') {
   for (let c = 0; c < connections; c++) {
-    pending.push((async () => {
-      for (let i = 0; running; i++) {
-        const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: `ias_client_guess${PHASE}_${c}_${i}`, client_secret: 'wrong' }).toString();
-        await send('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `10.${PHASE}.${c}.${i % 250}` }, body });
-      }
-    })());
+    pending.push(
+      (async () => {
+        for (let i = 0; running; i++) {
+          const body = new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: `ias_client_guess${PHASE}_${c}_${i}`,
+            client_secret: 'wrong',
+          }).toString();
+          await send('/oauth/token', {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `10.${PHASE}.${c}.${i % 250}` },
+            body,
+          });
+        }
+      })(),
+    );
   }
 } else if (kind === 'graphql-feasibility') {
   // Issue 20's document: 100-year goals with contributions, σ about 0.9, each field its own volatility.
@@ -45,10 +58,18 @@ if (kind === 'flood') {
     });
     document++;
     pending.push(
-      request(`${url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{${fields.join(' ')}}` }), agent }).then(
+      request(`${url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{${fields.join(' ')}}` }),
+        agent,
+      }).then(
         (response) => {
           // A document refused before it ran (no data: its limit's code), or each field's answer: computed, or its code.
-          const { data, errors } = JSON.parse(response.body) as { data?: Record<string, unknown>; errors?: { extensions?: { code?: string } }[] };
+          const { data, errors } = JSON.parse(response.body) as {
+            data?: Record<string, unknown>;
+            errors?: { extensions?: { code?: string } }[];
+          };
           if (data === undefined) return count(`document ${response.status} ${errors?.[0]?.extensions?.code ?? 'error'}`);
           for (const value of Object.values(data ?? {})) if (value !== null) count('field computed');
           for (const error of errors ?? []) count(`field ${error.extensions?.code ?? 'error'}`);
@@ -70,7 +91,17 @@ if (kind === 'flood') {
         jsonrpc: '2.0',
         id: n,
         method: 'tools/call',
-        params: { name: 'evaluateGoalFeasibility', arguments: { capital: 10000, target: 5000000, horizon_years: 100, market: 'US', monthly_contribution: 2000, assumptions: { expected_return: 0.3, volatility: 0.9 + (n % 1000) / 100_000 } } },
+        params: {
+          name: 'evaluateGoalFeasibility',
+          arguments: {
+            capital: 10000,
+            target: 5000000,
+            horizon_years: 100,
+            market: 'US',
+            monthly_contribution: 2000,
+            assumptions: { expected_return: 0.3, volatility: 0.9 + (n % 1000) / 100_000 },
+          },
+        },
       }),
     }).then(
       (response) => {
@@ -82,7 +113,8 @@ if (kind === 'flood') {
     );
   pending.push(
     (async () => {
-      for (let batch = 0; running; batch++) await Promise.all(Array.from({ length: Number(CALLS) }, (_, i) => call(batch * Number(CALLS) + i)));
+      for (let batch = 0; running; batch++)
+        await Promise.all(Array.from({ length: Number(CALLS) }, (_, i) => call(batch * Number(CALLS) + i)));
     })(),
   );
 } else if (Number(PER_SECOND) > 0) {

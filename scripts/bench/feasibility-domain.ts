@@ -38,12 +38,24 @@ export function domainRequests(count: number, seed = 20261126): FeasibilityInput
  */
 export function extremeRequests(): FeasibilityInput[] {
   const requests: FeasibilityInput[] = [];
-  for (const capital of [0, 0.01, 1e12]) for (const target of [0.01, 1e12]) for (const horizon_years of [1 / 365.25, 1 / 12, 100]) {
-    for (const monthly_contribution of [0, 0.01, 1e9]) for (const expected_return of [-0.5, 1]) for (const volatility of [0, 1e-9, 0.1, 2]) {
-      for (const confidence of [0.5, 0.99]) {
-        requests.push({ capital, target, horizon_years, market: 'US', monthly_contribution, confidence, assumptions: { expected_return, volatility } });
+  for (const capital of [0, 0.01, 1e12])
+    for (const target of [0.01, 1e12])
+      for (const horizon_years of [1 / 365.25, 1 / 12, 100]) {
+        for (const monthly_contribution of [0, 0.01, 1e9])
+          for (const expected_return of [-0.5, 1])
+            for (const volatility of [0, 1e-9, 0.1, 2]) {
+              for (const confidence of [0.5, 0.99]) {
+                requests.push({
+                  capital,
+                  target,
+                  horizon_years,
+                  market: 'US',
+                  monthly_contribution,
+                  confidence,
+                  assumptions: { expected_return, volatility },
+                });
+              }
+            }
       }
-    }
-  }
   return requests;
 }

@@ -15,8 +15,9 @@ const kernels = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(re
 const pairs = Number(process.env.PAIRS ?? 3);
 
 function files(dir: string): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 /** The working tree's files (tracked and new, not ignored) copied to a scratch folder, sharing node_modules. */
@@ -31,7 +32,11 @@ function copyTree(): string {
   return copy;
 }
 
-interface Run { load: number; p50: number; p99: number }
+interface Run {
+  load: number;
+  p50: number;
+  p99: number;
+}
 function bench(cwd: string): Run {
   const load = loadavg()[0]!;
   const output = execFileSync(join(root, 'node_modules/.bin/tsx'), ['scripts/bench-feasibility.ts'], { cwd, encoding: 'utf8' });
@@ -59,9 +64,11 @@ for (const kernel of kernels) {
     }
     const m = (side: 'wasm' | 'typescript', key: 'p50' | 'p99') => median(runs.map((run) => run[side][key]));
     const saved = (key: 'p50' | 'p99') => (1 - m('wasm', key) / m('typescript', key)) * 100;
-    console.log(`${kernel} medians: WebAssembly p50 ${m('wasm', 'p50').toFixed(2)} ms, p99 ${m('wasm', 'p99').toFixed(2)} ms; ` +
-      `TypeScript p50 ${m('typescript', 'p50').toFixed(2)} ms, p99 ${m('typescript', 'p99').toFixed(2)} ms; ` +
-      `the kernel saves ${saved('p50').toFixed(0)} % of p50 and ${saved('p99').toFixed(0)} % of p99`);
+    console.log(
+      `${kernel} medians: WebAssembly p50 ${m('wasm', 'p50').toFixed(2)} ms, p99 ${m('wasm', 'p99').toFixed(2)} ms; ` +
+        `TypeScript p50 ${m('typescript', 'p50').toFixed(2)} ms, p99 ${m('typescript', 'p99').toFixed(2)} ms; ` +
+        `the kernel saves ${saved('p50').toFixed(0)} % of p50 and ${saved('p99').toFixed(0)} % of p99`,
+    );
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

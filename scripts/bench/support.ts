@@ -92,7 +92,10 @@ export async function startService(databaseUrl: string, env: Record<string, stri
   child.once('exit', (code) => (exited = code));
   for (;;) {
     if (exited !== undefined) throw new Error(`the service exited with ${exited} before serving`);
-    const ok = await request(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false);
+    const ok = await request(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -182,10 +185,16 @@ export const loadGenerator: 'wrk' | 'autocannon' =
  * Closed-loop load: `connections` keep-alive connections sending as fast as answers come back, for `duration`
  * seconds (wrk or autocannon) or for `amount` requests (autocannon).
  */
-export async function throughput(url: string, options: { headers?: Record<string, string>; connections?: number; duration?: number; amount?: number; pid?: number } = {}): Promise<Throughput> {
+export async function throughput(
+  url: string,
+  options: { headers?: Record<string, string>; connections?: number; duration?: number; amount?: number; pid?: number } = {},
+): Promise<Throughput> {
   const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
   const connections = options.connections ?? 10;
-  const run = loadGenerator === 'wrk' && !options.amount ? await wrk(url, connections, options.duration ?? 8, options.headers ?? {}) : await cannon(url, connections, options);
+  const run =
+    loadGenerator === 'wrk' && !options.amount
+      ? await wrk(url, connections, options.duration ?? 8, options.headers ?? {})
+      : await cannon(url, connections, options);
   return {
     ...(options.pid && run.answered > 0 ? { cpuMicrosPerRequest: ((cpuMs(options.pid) - cpuBefore) * 1000) / run.answered } : {}),
     ...run.result,
@@ -201,13 +210,26 @@ async function cannon(url: string, connections: number, options: { headers?: Rec
   });
   return {
     answered: result.requests.total,
-    result: { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts },
+    result: {
+      requestsPerSecond: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+    },
   };
 }
 
 /** One wrk thread (the lightest load on cores the service shares), its summary parsed. */
 async function wrk(url: string, connections: number, seconds: number, headers: Record<string, string>) {
-  const args = ['-t1', `-c${connections}`, `-d${Math.round(seconds)}s`, '--latency', ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]), url];
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${Math.round(seconds)}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    url,
+  ];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
@@ -252,7 +274,12 @@ export function percentile(sorted: number[], p: number): number {
  * Open-loop load: starts `count` requests at `rate` per second whatever the server does (a slow server builds a
  * queue, as real clients would), and reports latencies from each request's scheduled start.
  */
-export async function fixedRate(count: number, rate: number, send: (i: number, agent: http.Agent) => Promise<number>, samples?: number[]): Promise<Latencies> {
+export async function fixedRate(
+  count: number,
+  rate: number,
+  send: (i: number, agent: http.Agent) => Promise<number>,
+  samples?: number[],
+): Promise<Latencies> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -279,11 +306,21 @@ export async function fixedRate(count: number, rate: number, send: (i: number, a
   agent.destroy();
   samples?.push(...latencies);
   latencies.sort((a, b) => a - b);
-  return { offeredPerSecond: rate, completed: latencies.length, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), achievedPerSecond: latencies.length / elapsed };
+  return {
+    offeredPerSecond: rate,
+    completed: latencies.length,
+    statuses,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    achievedPerSecond: latencies.length / elapsed,
+  };
 }
 
 /** One request with a small JSON reply (set-up and the open-loop cases). */
-export function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {},
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -299,7 +336,10 @@ export function request(url: string, options: { method?: string; headers?: Recor
 export async function token(url: string, clientId: string, secret: string): Promise<string> {
   const response = await request(`${url}/oauth/token`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+    },
     body: 'grant_type=client_credentials',
   });
   if (response.status !== 200) throw new Error(`token: ${response.status} ${response.body}`);
@@ -308,7 +348,9 @@ export async function token(url: string, clientId: string, secret: string): Prom
 
 /** CPU time (ms) of PostgreSQL's backends serving `database`, by process id (root reads their /proc). */
 export async function backendCpu(db: Db, database: string): Promise<Map<number, number>> {
-  const rows = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = ${database} and backend_type = 'client backend'`.execute(db.kysely);
+  const rows = await sql<{
+    pid: number;
+  }>`select pid from pg_stat_activity where datname = ${database} and backend_type = 'client backend'`.execute(db.kysely);
   const cpu = new Map<number, number>();
   for (const { pid } of rows.rows) {
     try {

@@ -37,7 +37,12 @@ const RATE = 200;
 
 const PAIRS = 3;
 
-export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (service: Service) => Promise<Trader>, seconds: number): Promise<WebhooksRun> {
+export async function webhooksRun(
+  databaseUrl: string,
+  db: Db,
+  newTrader: (service: Service) => Promise<Trader>,
+  seconds: number,
+): Promise<WebhooksRun> {
   const received = new Map<string, { at: number; type: string; orderId: string }[]>();
   const receiver = fork(fileURLToPath(new URL('./receiver.mjs', import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   track(receiver);
@@ -58,30 +63,62 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
   const collect = () =>
     new Promise<void>((resolve) => {
       receiver.once('message', (message) => {
-        for (const r of (message as { received: { id: string; at: number; type: string; orderId: string }[] }).received) received.set(r.id, [...(received.get(r.id) ?? []), r]);
+        for (const r of (message as { received: { id: string; at: number; type: string; orderId: string }[] }).received)
+          received.set(r.id, [...(received.get(r.id) ?? []), r]);
         resolve();
       });
       receiver.send('collect');
     });
-  const service = await startService(databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []);
+  const service = await startService(
+    databaseUrl,
+    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' },
+    process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [],
+  );
   try {
     const perPhase = RATE * Math.max(4, Math.ceil(seconds / 2));
     const perAccount = Math.ceil((2 * PAIRS * perPhase + 2 * RATE) / ACCOUNTS) + 1;
-    const disclosure = JSON.parse((await request(`${service.url}/v1/disclosures/current`, { headers: { Authorization: `Bearer ${(await newTrader(service)).token}` } })).body) as { version: string };
+    const disclosure = JSON.parse(
+      (await request(`${service.url}/v1/disclosures/current`, { headers: { Authorization: `Bearer ${(await newTrader(service)).token}` } }))
+        .body,
+    ) as { version: string };
     const body = JSON.stringify({
-      limits: { max_order_notional: 50_000, max_position_weight: 0.9, max_daily_notional: 1_000_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
-      target_allocation: [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }],
+      limits: {
+        max_order_notional: 50_000,
+        max_position_weight: 0.9,
+        max_daily_notional: 1_000_000,
+        max_daily_loss: 50_000,
+        allowed_markets: ['US'],
+      },
+      target_allocation: [
+        { symbol: 'VTI', weight: 0.6 },
+        { symbol: 'BND', weight: 0.4 },
+      ],
       consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Bench Holder' },
     });
     const traders: (Trader & { orders: string[] })[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
       const trader = await newTrader(service);
-      const policy = await request(`${service.url}/v1/policies`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' }, body });
+      const policy = await request(`${service.url}/v1/policies`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${trader.token}`, 'Content-Type': 'application/json' },
+        body,
+      });
       if (policy.status !== 201) throw new Error(`policy: ${policy.status} ${policy.body}`);
       // Distinct quantities, so no approval is a duplicate of another.
       const idea = await storeIdea(db.kysely, new SimulatedPriceSource(), new Date(), {
-        accountId: trader.accountId, clientId: trader.clientId, mode: 'rebalance', market: 'US', rationale: 'bench set-up',
-        trades: Array.from({ length: perAccount }, (_, i) => ({ market: 'US', symbol: 'VTI', side: 'buy' as const, quantity: dec((0.1 + i / 100_000).toFixed(5)), order_type: 'market' as const, limit_price: null })),
+        accountId: trader.accountId,
+        clientId: trader.clientId,
+        mode: 'rebalance',
+        market: 'US',
+        rationale: 'bench set-up',
+        trades: Array.from({ length: perAccount }, (_, i) => ({
+          market: 'US',
+          symbol: 'VTI',
+          side: 'buy' as const,
+          quantity: dec((0.1 + i / 100_000).toFixed(5)),
+          order_type: 'market' as const,
+          limit_price: null,
+        })),
       });
       traders.push({ ...trader, orders: idea.orders.map((o) => o.id) });
     }
@@ -91,7 +128,13 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       const n = next++;
       const trader = traders[n % ACCOUNTS]!;
       const id = trader.orders[Math.floor(n / ACCOUNTS)]!;
-      const status = (await request(`${service.url}/v1/orders/${id}/approve`, { method: 'POST', headers: { Authorization: `Bearer ${trader.token}` }, agent })).status;
+      const status = (
+        await request(`${service.url}/v1/orders/${id}/approve`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${trader.token}` },
+          agent,
+        })
+      ).status;
       answeredAt.set(id, performance.timeOrigin + performance.now());
       return status;
     };
@@ -100,7 +143,8 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
     const endpoints = new WebhookEndpoints(db.kysely, systemClock, true);
     for (const trader of traders) await endpoints.create(trader.accountId, { url: hook, eventTypes: ['order.submitted', 'order.filled'] });
     const accounts = traders.map((t) => t.accountId);
-    const enable = (enabled: boolean) => db.kysely.updateTable('webhook_endpoints').set({ enabled }).where('account_id', 'in', accounts).execute();
+    const enable = (enabled: boolean) =>
+      db.kysely.updateTable('webhook_endpoints').set({ enabled }).where('account_id', 'in', accounts).execute();
     const without: number[] = [];
     const withEndpoints: number[] = [];
     const statuses = { without: {} as Record<string, number>, with: {} as Record<string, number> };
@@ -138,11 +182,19 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       for (let n = firstWith; n < next; n++) approvedWith.add(traders[n % ACCOUNTS]!.orders[Math.floor(n / ACCOUNTS)]!);
       // The next phase disables the endpoints: first the receiver has every event owed so far (bounded wait).
       const deadline = performance.now() + 60_000;
-      while (performance.now() < deadline && (await collect(), await owedEvents()).some((e) => !received.has(e.id))) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (performance.now() < deadline && (await collect(), await owedEvents()).some((e) => !received.has(e.id)))
+        await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const summary = (samples: number[], byStatus: Record<string, number>): Latencies => {
       samples.sort((a, b) => a - b);
-      return { offeredPerSecond: RATE, completed: samples.length, statuses: byStatus, p50: percentile(samples, 50), p99: percentile(samples, 99), achievedPerSecond: NaN };
+      return {
+        offeredPerSecond: RATE,
+        completed: samples.length,
+        statuses: byStatus,
+        p50: percentile(samples, 50),
+        p99: percentile(samples, 99),
+        achievedPerSecond: NaN,
+      };
     };
     const withoutEndpoint = summary(without, statuses.without);
     const withEndpoint = summary(withEndpoints, statuses.with);
@@ -152,14 +204,19 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
     const duplicated = [...received.values()].filter((deliveries) => deliveries.length > 1).length;
     const lags: number[] = [];
     for (const [first] of received.values()) {
-      if (first!.type === 'order.filled' && answeredAt.has(first!.orderId)) lags.push(Math.max(0, first!.at - answeredAt.get(first!.orderId)!));
+      if (first!.type === 'order.filled' && answeredAt.has(first!.orderId))
+        lags.push(Math.max(0, first!.at - answeredAt.get(first!.orderId)!));
     }
     lags.sort((a, b) => a - b);
     const outcomes = await db.kysely
       .selectFrom('webhook_attempts as a')
       .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
       .select([sql<string>`coalesce(a.status_code::text, a.error)`.as('outcome'), sql<number>`count(*)::int`.as('count')])
-      .where('d.account_id', 'in', traders.map((t) => t.accountId))
+      .where(
+        'd.account_id',
+        'in',
+        traders.map((t) => t.accountId),
+      )
       .groupBy(sql`coalesce(a.status_code::text, a.error)`)
       .execute();
     return {
@@ -171,7 +228,10 @@ export async function webhooksRun(databaseUrl: string, db: Db, newTrader: (servi
       duplicated,
       attempts: Object.fromEntries(outcomes.map((o) => [o.outcome, o.count])),
       cpuPerApprovalMs: Object.fromEntries(
-        Object.entries(cpu).map(([side, c]) => [side, Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Math.round((100 * v) / (PAIRS * perPhase)) / 100]))]),
+        Object.entries(cpu).map(([side, c]) => [
+          side,
+          Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Math.round((100 * v) / (PAIRS * perPhase)) / 100])),
+        ]),
       ) as WebhooksRun['cpuPerApprovalMs'],
     };
   } finally {

@@ -19,13 +19,27 @@ export interface Classified {
 
 // Connection failures, our query timeout, and PostgreSQL's: admin shutdown, crash, cannot connect now, too many
 // connections, statement timeout (57014).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'QUERY_TIMEOUT', '57P01', '57P02', '57P03', '53300', '57014']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'QUERY_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+]);
 
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   const message = (error as Error)?.message ?? '';
-  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 /**
@@ -46,12 +60,18 @@ export function classifyError(error: unknown): Classified {
   if (typeof code === 'string' && code.startsWith('22')) {
     // SQLSTATE class 22 (data exception): a value from the request that PostgreSQL cannot hold, e.g. a NUL byte.
     return {
-      problem: new ProblemError('malformed-request', 'A value in the request cannot be stored or compared (for example a NUL character or a number out of range).'),
+      problem: new ProblemError(
+        'malformed-request',
+        'A value in the request cannot be stored or compared (for example a NUL character or a number out of range).',
+      ),
       log: 'warn',
     };
   }
   if (code === '40001' || code === '40P01') {
-    return { problem: new ProblemError('service-unavailable', 'The request collided with a concurrent change; retry it.', {}, 1000), log: 'warn' };
+    return {
+      problem: new ProblemError('service-unavailable', 'The request collided with a concurrent change; retry it.', {}, 1000),
+      log: 'warn',
+    };
   }
   if (isDatabaseUnavailable(error)) {
     return { problem: new ProblemError('service-unavailable', 'The database is unavailable; retry shortly.', {}, 5000), log: 'error' };
@@ -62,7 +82,11 @@ export function classifyError(error: unknown): Classified {
 /** Classifies a failure and logs it at its level (a client's mistake is not logged; our failures are). */
 export function classifyAndLog(error: unknown, log: Logger): Classified {
   const classified = classifyError(error);
-  if (classified.log !== 'none') log[classified.log]({ err: error, problem: classified.problem.slug }, classified.problem.slug === 'internal-error' ? 'unhandled error' : 'request failed');
+  if (classified.log !== 'none')
+    log[classified.log](
+      { err: error, problem: classified.problem.slug },
+      classified.problem.slug === 'internal-error' ? 'unhandled error' : 'request failed',
+    );
   return classified;
 }
 
@@ -92,7 +116,9 @@ export function pointerOf(problem: FieldProblem, operation: ContractOperation | 
 /** A problem as the document every channel carries, its invalid fields (if any) pointing into that channel's input. */
 export function documentOf(problem: ProblemError, baseUrl: string, channel: Channel, operation?: ContractOperation): ProblemDocument {
   const extensions =
-    problem instanceof InvalidInputError ? { ...problem.extensions, errors: problem.fields.map((f) => ({ pointer: pointerOf(f, operation, channel), detail: f.detail })) } : problem.extensions;
+    problem instanceof InvalidInputError
+      ? { ...problem.extensions, errors: problem.fields.map((f) => ({ pointer: pointerOf(f, operation, channel), detail: f.detail })) }
+      : problem.extensions;
   return problemDocument(problem.slug, baseUrl, { detail: problem.detail, extensions });
 }
 

@@ -59,12 +59,18 @@ function canonicalJson(value: unknown): string {
 function fingerprint(method: string, path: string, body: unknown): string {
   // No body and `{}` are the same request (approve, reject and cancel take either).
   const empty = body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${empty ? '' : canonicalJson(body)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${empty ? '' : canonicalJson(body)}`)
+    .digest('base64url');
 }
 
 /** The fingerprint of a call on any channel: its operation's method and path with the call's ids, and its body. */
 export function fingerprintOf(operation: ContractOperation, path: Record<string, unknown>, body: unknown): string {
-  return fingerprint(operation.method, operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(path[name])), body);
+  return fingerprint(
+    operation.method,
+    operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => String(path[name])),
+    body,
+  );
 }
 
 /**
@@ -98,9 +104,7 @@ export class IdempotencyKeys {
       // this savepoint lets the answer be stored anyway (as without a key, that statement's work did not happen).
       await sql`savepoint idempotent_effect`.execute(trx);
       const answer = await work(bound);
-      await sql`release savepoint idempotent_effect`
-        .execute(trx)
-        .catch(() => sql`rollback to savepoint idempotent_effect`.execute(trx));
+      await sql`release savepoint idempotent_effect`.execute(trx).catch(() => sql`rollback to savepoint idempotent_effect`.execute(trx));
       if (transientStatus(answer)) return { answer, replayed: false };
       await this.record(trx, request, answer, now);
       store.onCommit(() => this.sweep(services));
@@ -135,7 +139,12 @@ export class IdempotencyKeys {
     const lockKey = `idempotency ${request.accountId} ${request.clientId} ${request.operationId} ${request.key}`;
     const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`.execute(trx);
     if (!locked.rows[0]?.locked) {
-      throw new ProblemError('idempotency-key-in-use', `A request with Idempotency-Key "${request.key}" is still running; retry once it has finished.`, {}, 1000);
+      throw new ProblemError(
+        'idempotency-key-in-use',
+        `A request with Idempotency-Key "${request.key}" is still running; retry once it has finished.`,
+        {},
+        1000,
+      );
     }
   }
 
@@ -151,10 +160,18 @@ export class IdempotencyKeys {
       .executeTakeFirst();
     if (!stored || stored.expires_at <= now) return undefined;
     if (stored.fingerprint !== request.fingerprint) {
-      throw new ProblemError('idempotency-key-reused', `Idempotency-Key "${request.key}" was already used with a different request (method, path or body); use a new key for a new request.`);
+      throw new ProblemError(
+        'idempotency-key-reused',
+        `Idempotency-Key "${request.key}" was already used with a different request (method, path or body); use a new key for a new request.`,
+      );
     }
     const headers = JSON.parse(stored.headers) as Record<string, string>;
-    return { status: stored.status, body: stored.body === null ? undefined : (JSON.parse(stored.body) as unknown), contentType: stored.content_type, headers };
+    return {
+      status: stored.status,
+      body: stored.body === null ? undefined : (JSON.parse(stored.body) as unknown),
+      contentType: stored.content_type,
+      headers,
+    };
   }
 
   /** Stores the answer under the key; an expired row with the same key is replaced (after its retention a key is new again). */

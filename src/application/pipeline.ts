@@ -35,8 +35,7 @@ export interface OperationCall<K extends BearerOperationId> {
 
 /** How a call ended, before any channel's shape. */
 export type Outcome<K extends BearerOperationId> =
-  | { ok: true; value: Success<K>; quota?: QuotaState }
-  | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
+  { ok: true; value: Success<K>; quota?: QuotaState } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
 
 /** A channel's shape for an outcome: what it sends, and what a key stores and replays. */
 export type Present<K extends BearerOperationId> = (outcome: Outcome<K>, operation: ContractOperation) => Answer;
@@ -78,7 +77,8 @@ export class Pipeline {
       fingerprint: fingerprintOf(operation, keyed.path, keyed.body),
     };
     try {
-      if (effects[call.operationId] === 'read') return await this.keys.runComputation(services, request, async () => present(await attempt(services), operation));
+      if (effects[call.operationId] === 'read')
+        return await this.keys.runComputation(services, request, async () => present(await attempt(services), operation));
       return await this.keys.run(services, request, async (bound) => present(await attempt(bound), operation));
     } catch (error) {
       // The key's own refusals (409 in use, 422 reused) and a database that failed around the use case.

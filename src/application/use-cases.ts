@@ -5,7 +5,11 @@ import type { Services } from '../services/index.js';
 
 type Op<K extends BearerOperationId> = operations[K];
 type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
-type Part<P, Name extends string> = Name extends keyof P ? ([NonNullable<P[Name]>] extends [never] ? Record<string, never> : NonNullable<P[Name]>) : Record<string, never>;
+type Part<P, Name extends string> = Name extends keyof P
+  ? [NonNullable<P[Name]>] extends [never]
+    ? Record<string, never>
+    : NonNullable<P[Name]>
+  : Record<string, never>;
 type SuccessStatus<K extends BearerOperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202>;
 
 /** An operation's input as the contract splits it, validated (parameters with the contract's defaults applied). */
@@ -19,7 +23,11 @@ export interface Input<K extends BearerOperationId> {
 export type Success<K extends BearerOperationId> = ContentOf<Op<K>['responses'][SuccessStatus<K>]>;
 
 /** A use case run for one operation: the services bound for the call, the authorized caller, the validated input. */
-export type UseCase<K extends BearerOperationId> = (services: Services, actor: Actor<K>, input: Input<K>) => Success<K> | Metered<Success<K>> | Promise<Success<K> | Metered<Success<K>>>;
+export type UseCase<K extends BearerOperationId> = (
+  services: Services,
+  actor: Actor<K>,
+  input: Input<K>,
+) => Success<K> | Metered<Success<K>> | Promise<Success<K> | Metered<Success<K>>>;
 
 /**
  * The one binding of each bearer operation to its use case, for every channel (REST, GraphQL, MCP): which use case

@@ -23,7 +23,14 @@ export type Channel = 'rest' | 'graphql' | 'mcp' | 'dashboard';
  * operator): manage API credentials and webhook endpoints, and release the account's kill switch. No operation of the API maps to these,
  * and `authorize` grants them on no channel but `dashboard`.
  */
-export const DASHBOARD_ACTIONS = ['listClients', 'createClient', 'rotateClient', 'revokeClient', 'releaseKillSwitch', 'manageWebhooks'] as const;
+export const DASHBOARD_ACTIONS = [
+  'listClients',
+  'createClient',
+  'rotateClient',
+  'revokeClient',
+  'releaseKillSwitch',
+  'manageWebhooks',
+] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 export type ActorOperation = BearerOperationId | DashboardAction;
@@ -64,7 +71,8 @@ export function requiredScopes(operationId: BearerOperationId, channel: Channel 
   return sets.map((set) => (channel === 'mcp' && !set.includes('mcp') ? [...set, 'mcp'] : [...set]));
 }
 
-const isDashboardAction = (operationId: string): operationId is DashboardAction => (DASHBOARD_ACTIONS as readonly string[]).includes(operationId);
+const isDashboardAction = (operationId: string): operationId is DashboardAction =>
+  (DASHBOARD_ACTIONS as readonly string[]).includes(operationId);
 const isHuman = (principal: Principal | HumanPrincipal): principal is HumanPrincipal => 'kind' in principal && principal.kind === 'human';
 
 /**
@@ -72,8 +80,18 @@ const isHuman = (principal: Principal | HumanPrincipal): principal is HumanPrinc
  * A human principal is accepted only through the dashboard channel, and the dashboard channel accepts only one: a
  * dashboard session never passes as an API token, and an API token never reaches a dashboard action.
  */
-export function authorize<Op extends BearerOperationId>(principal: Principal | null, operationId: Op, origin: Origin, channel?: Exclude<Channel, 'dashboard'>): Actor<Op>;
-export function authorize<Op extends ActorOperation>(principal: HumanPrincipal | null, operationId: Op, origin: Origin, channel: 'dashboard'): Actor<Op>;
+export function authorize<Op extends BearerOperationId>(
+  principal: Principal | null,
+  operationId: Op,
+  origin: Origin,
+  channel?: Exclude<Channel, 'dashboard'>,
+): Actor<Op>;
+export function authorize<Op extends ActorOperation>(
+  principal: HumanPrincipal | null,
+  operationId: Op,
+  origin: Origin,
+  channel: 'dashboard',
+): Actor<Op>;
 export function authorize<Op extends ActorOperation>(
   principal: Principal | HumanPrincipal | null,
   operationId: Op,
@@ -81,9 +99,11 @@ export function authorize<Op extends ActorOperation>(
   channel: Channel = 'rest',
 ): Actor<Op> {
   if (!principal) throw new AuthorizationError('missing', 'This operation requires a bearer access token.');
-  const actor = () => ({ operationId, accountId: principal.accountId, clientId: principal.clientId, scopes: principal.scopes, origin }) as Actor<Op>;
+  const actor = () =>
+    ({ operationId, accountId: principal.accountId, clientId: principal.clientId, scopes: principal.scopes, origin }) as Actor<Op>;
   if (channel === 'dashboard') {
-    if (!isHuman(principal)) throw new AuthorizationError('invalid_token', 'The dashboard acts only for a signed-in human, never for an API token.');
+    if (!isHuman(principal))
+      throw new AuthorizationError('invalid_token', 'The dashboard acts only for a signed-in human, never for an API token.');
     return actor();
   }
   if (isHuman(principal)) throw new AuthorizationError('invalid_token', 'A dashboard session is not an API access token.');

@@ -169,13 +169,17 @@ export class SecretHasher {
   }
 
   hash(secret: string): Promise<string> {
-    return this.gate.run(() => onThread<string>({ op: 'hash', secret, argument: this.cost }, this.concurrency, () => bcrypt.hash(secret, this.cost)));
+    return this.gate.run(() =>
+      onThread<string>({ op: 'hash', secret, argument: this.cost }, this.concurrency, () => bcrypt.hash(secret, this.cost)),
+    );
   }
 
   /** Whether `secret` matches `hash`; with no hash it still spends the time of a comparison and answers false. */
   async verify(secret: string, hash: string | null | undefined): Promise<boolean> {
     const against = hash ?? this.dummyHash;
-    const matches = await this.gate.run(() => onThread<boolean>({ op: 'compare', secret, argument: against }, this.concurrency, () => bcrypt.compare(secret, against)));
+    const matches = await this.gate.run(() =>
+      onThread<boolean>({ op: 'compare', secret, argument: against }, this.concurrency, () => bcrypt.compare(secret, against)),
+    );
     return matches && Boolean(hash);
   }
 }

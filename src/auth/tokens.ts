@@ -118,7 +118,12 @@ export class TokenService {
     const valid =
       header.alg === this.key.alg &&
       (header.typ === 'at+jwt' || header.typ === 'application/at+jwt') &&
-      verifySignature(this.key.alg === 'EdDSA' ? null : 'sha256', signed, { key: this.key.publicKey, dsaEncoding: 'ieee-p1363' }, signature) &&
+      verifySignature(
+        this.key.alg === 'EdDSA' ? null : 'sha256',
+        signed,
+        { key: this.key.publicKey, dsaEncoding: 'ieee-p1363' },
+        signature,
+      ) &&
       payload.iss === this.issuer &&
       (payload.aud === this.audience || (Array.isArray(payload.aud) && payload.aud.includes(this.audience)));
     if (!valid) throw new InvalidTokenError('the access token is malformed or its signature, issuer or audience is wrong');
@@ -130,9 +135,11 @@ export class TokenService {
     if (nbf !== undefined && typeof nbf !== 'number') throw new InvalidTokenError('the access token\'s "nbf" claim is not a NumericDate');
     if (exp <= now) throw new InvalidTokenError('the access token has expired');
     if (iat > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token was issued in the future');
-    if (nbf !== undefined && nbf > now + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token is not valid yet (its "nbf" is in the future)');
+    if (nbf !== undefined && nbf > now + CLOCK_SKEW_SECONDS)
+      throw new InvalidTokenError('the access token is not valid yet (its "nbf" is in the future)');
     if (exp <= iat) throw new InvalidTokenError('the access token expires before it was issued');
-    if (exp - iat > this.ttlSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('the access token lives longer than this server issues tokens for');
+    if (exp - iat > this.ttlSeconds + CLOCK_SKEW_SECONDS)
+      throw new InvalidTokenError('the access token lives longer than this server issues tokens for');
     const { sub, client_id: clientId, scope, gen, jti } = payload;
     if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof gen !== 'number' || typeof sub !== 'string') {
       throw new InvalidTokenError('the access token lacks required claims');

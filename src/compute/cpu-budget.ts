@@ -17,7 +17,8 @@ export interface QuotaState {
   key: string;
 }
 
-const secondsUntil = (time: Date | undefined) => (time ? Math.max(1, Math.ceil((time.getTime() - Date.now()) / 1000)) : CPU_WINDOW_MS / 1000);
+const secondsUntil = (time: Date | undefined) =>
+  time ? Math.max(1, Math.ceil((time.getTime() - Date.now()) / 1000)) : CPU_WINDOW_MS / 1000;
 
 /** A spent budget: `quota-exceeded` naming the policy and when the window ends; REST adds the policy's headers. */
 export class QuotaExceededError extends ProblemError {

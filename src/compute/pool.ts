@@ -50,14 +50,20 @@ export class ComputePool {
   async run<K extends TaskName>(task: K, input: ComputeTasks[K]['input']): Promise<Computed<ComputeTasks[K]['value']>> {
     if (this.closed) throw new ProblemError('service-unavailable', 'This instance is shutting down; retry the request.', {}, 1000);
     if (this.admitted >= this.options.threads + this.options.queueLength) {
-      throw new ProblemError('service-busy', 'Every computation slot of this instance is taken; nothing was computed. Retry after Retry-After seconds.', {}, 1000);
+      throw new ProblemError(
+        'service-busy',
+        'Every computation slot of this instance is taken; nothing was computed. Retry after Retry-After seconds.',
+        {},
+        1000,
+      );
     }
     this.admitted++;
     let outcome: Outcome<ComputeTasks[K]['value']>;
     try {
       outcome = await this.started().run(input, { name: task, signal: AbortSignal.timeout(this.options.deadlineMs) });
     } catch (error) {
-      if ((error as Error).name === 'AbortError') throw new Error(`the ${task} computation was abandoned after ${this.options.deadlineMs} ms`, { cause: error });
+      if ((error as Error).name === 'AbortError')
+        throw new Error(`the ${task} computation was abandoned after ${this.options.deadlineMs} ms`, { cause: error });
       throw error;
     } finally {
       this.admitted--;

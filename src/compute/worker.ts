@@ -46,7 +46,12 @@ function measured<I, T>(compute: (input: I) => T): (input: I) => Outcome<T> {
       return { cpuMs: threadCpuMs() - start, value };
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error; // an Error's message reaches the pool; it is an internal error
-      const problem: SentProblem = { slug: error.slug, detail: error.detail, extensions: error.extensions, retryAfterMs: error.retryAfterMs };
+      const problem: SentProblem = {
+        slug: error.slug,
+        detail: error.detail,
+        extensions: error.extensions,
+        retryAfterMs: error.retryAfterMs,
+      };
       if (error instanceof InvalidInputError) problem.fields = error.fields;
       return { cpuMs: threadCpuMs() - start, problem };
     }

@@ -26,7 +26,8 @@ export function fieldProblemsOf(errors: ErrorObject[], bodyRequired: readonly st
       }
       pointer += `/${escapePointer(params.missingProperty)}`;
     }
-    if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') pointer += `/${escapePointer(params.additionalProperty)}`;
+    if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string')
+      pointer += `/${escapePointer(params.additionalProperty)}`;
     const [, first = '', ...rest] = pointer.split('/');
     if (first === 'requestBody') {
       problems.push({ field: rest.join('/'), detail: schemaErrorDetail(error) });
@@ -34,7 +35,11 @@ export function fieldProblemsOf(errors: ErrorObject[], bodyRequired: readonly st
       // Parameter names are names, not pointers: unescaped (the channel's pointer escapes them once).
       const [name = '', ...inside] = rest;
       const unescaped = name.replace(/~1/g, '/').replace(/~0/g, '~');
-      problems.push({ field: [unescaped, ...inside].join('/'), in: first as 'path' | 'query' | 'header', detail: schemaErrorDetail(error) });
+      problems.push({
+        field: [unescaped, ...inside].join('/'),
+        in: first as 'path' | 'query' | 'header',
+        detail: schemaErrorDetail(error),
+      });
     } else {
       problems.push({ field: '', detail: schemaErrorDetail(error) });
     }

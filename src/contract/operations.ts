@@ -64,7 +64,10 @@ const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-ww
 function deref(document: Json, node: Json): Json {
   let current = node;
   while (current && typeof current.$ref === 'string') {
-    const segments = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = segments.reduce((n: Json, key: string) => n[key], document);
   }
   return current;
@@ -111,10 +114,19 @@ export class Contract {
         if (!operation?.operationId) continue;
         const declared = ((operation.parameters ?? []) as Json[])
           .map((p) => deref(doc, p))
-          .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required), description: p.description, schema: p.schema as Json, type: deref(doc, p.schema ?? {}).type }));
+          .map((p) => ({
+            name: p.name,
+            in: p.in,
+            required: Boolean(p.required),
+            description: p.description,
+            schema: p.schema as Json,
+            type: deref(doc, p.schema ?? {}).type,
+          }));
         const requestBody = operation.requestBody ? deref(doc, operation.requestBody) : undefined;
         const bodySchema = requestBody?.content?.['application/json']?.schema as Json | undefined;
-        const successKey = Object.keys(operation.responses ?? {}).find((s) => /^2\d\d$/.test(s) && deref(doc, operation.responses[s]).content?.['application/json']);
+        const successKey = Object.keys(operation.responses ?? {}).find(
+          (s) => /^2\d\d$/.test(s) && deref(doc, operation.responses[s]).content?.['application/json'],
+        );
         const success = successKey ? deref(doc, operation.responses[successKey]).content['application/json'].schema : undefined;
         const security = (operation.security ?? doc.security ?? []) as Json[];
         const headers = declared.filter((p) => p.in === 'header');
@@ -199,7 +211,11 @@ export class Contract {
     const bodyType = BODY_TYPES.find((type) => requestBody?.content?.[type]?.schema);
     const bodySchema = bodyType ? (requestBody!.content[bodyType].schema as Json) : undefined;
     const body = bodySchema
-      ? this.bodyAjv.compile({ type: 'object', properties: { requestBody: absolute(bodySchema) }, required: requestBody!.required ? ['requestBody'] : [] })
+      ? this.bodyAjv.compile({
+          type: 'object',
+          properties: { requestBody: absolute(bodySchema) },
+          required: requestBody!.required ? ['requestBody'] : [],
+        })
       : undefined;
     const locations: Record<string, { type: 'object'; properties: Json; required: string[]; additionalProperties: boolean }> = {
       path: { type: 'object', properties: {}, required: [], additionalProperties: false },

@@ -88,7 +88,8 @@ export class GuardedRedis {
     clearInterval(this.heartbeat);
     if (!this.client.isOpen) return;
     // close() waits for pending replies, which a hung server never sends, and for a reconnection that may not come.
-    if (this.state() === 'ok') await Promise.race([this.client.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+    if (this.state() === 'ok')
+      await Promise.race([this.client.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     if (this.client.isOpen) this.client.destroy();
   }
 

@@ -26,7 +26,8 @@ import { pageHeaders, sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 function asset(name: string): string {
   for (const base of ['./assets/', '../../../src/dashboard/assets/']) {
@@ -49,7 +50,15 @@ export interface DashboardDependencies {
 }
 
 /** Who an error page is for when the request failed before its visitor was known. */
-const anonymous: Visitor = { session: null, token: undefined, csrf: '', anchor: '', origin: { ip: '', userAgent: null }, killSwitch: null, docsUrl: '/' };
+const anonymous: Visitor = {
+  session: null,
+  token: undefined,
+  csrf: '',
+  anchor: '',
+  origin: { ip: '', userAgent: null },
+  killSwitch: null,
+  docsUrl: '/',
+};
 
 /**
  * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
@@ -61,7 +70,10 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
   const context: DashboardContext = { services, contract: new Contract(document), cookies: cookieNames(config.dashboardUrl) };
-  const assets = { 'dashboard.css': ['text/css', asset('dashboard.css')], 'dashboard.js': ['text/javascript', asset('dashboard.js')] } as const;
+  const assets = {
+    'dashboard.css': ['text/css', asset('dashboard.css')],
+    'dashboard.js': ['text/javascript', asset('dashboard.js')],
+  } as const;
 
   // The API's request logger (never headers, cookies, bodies or queries), its lines marked as the dashboard's.
   app.use(requestLog(logger.child({ app: 'dashboard' })));
@@ -75,7 +87,11 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
       'Cache-Control': 'no-store',
     });
     if (req.headers.authorization) {
-      sendPage(res, 401, '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not accepted</title></head><body><main><h1>Bearer tokens are not accepted here</h1><p>The dashboard is for people: log in with your email and password. API tokens are for the API.</p></main></body></html>');
+      sendPage(
+        res,
+        401,
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not accepted</title></head><body><main><h1>Bearer tokens are not accepted here</h1><p>The dashboard is for people: log in with your email and password. API tokens are for the API.</p></main></body></html>',
+      );
       return;
     }
     next();
@@ -86,7 +102,16 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
     try {
       decodeURIComponent(req.path);
     } catch {
-      sendPage(res, 400, page({ title: 'Bad address', visitor: anonymous, error: { detail: 'The address is not valid: it has a malformed percent-encoded character.' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+      sendPage(
+        res,
+        400,
+        page({
+          title: 'Bad address',
+          visitor: anonymous,
+          error: { detail: 'The address is not valid: it has a malformed percent-encoded character.' },
+          body: html`<p><a href="/">Back to the dashboard</a></p>`,
+        }),
+      );
       return;
     }
     next();
@@ -102,7 +127,9 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
   app.get('/challenge', async (req, res, next) => {
     try {
-      const purpose = ['signup', 'login', 'contact'].includes(String(req.query.purpose)) ? (req.query.purpose as ChallengePurpose) : undefined;
+      const purpose = ['signup', 'login', 'contact'].includes(String(req.query.purpose))
+        ? (req.query.purpose as ChallengePurpose)
+        : undefined;
       res.json(await services.challenges.issue(visitorOf(res).origin, purpose));
     } catch (error) {
       next(error);
@@ -113,7 +140,16 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   app.post('*path', (req: Request, res: Response, next: NextFunction) => {
     const visitor = visitorOf(res);
     if (services.sessions.checkCsrf(visitor.anchor, (req.body as Record<string, unknown> | undefined)?._csrf)) return next();
-    sendPage(res, 403, page({ title: 'Form expired', visitor, error: { detail: 'This form is out of date or did not come from this dashboard. Go back, reload the page and try again.' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+    sendPage(
+      res,
+      403,
+      page({
+        title: 'Form expired',
+        visitor,
+        error: { detail: 'This form is out of date or did not come from this dashboard. Go back, reload the page and try again.' },
+        body: html`<p><a href="/">Back to the dashboard</a></p>`,
+      }),
+    );
   });
 
   app.get('/', (_req, res) => res.redirect(303, visitorOf(res).session ? '/overview' : '/login'));
@@ -127,17 +163,41 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   app.use(safetyRoutes(context));
   app.use(policyRoutes(context));
 
-  app.use((_req, res) => sendPage(res, 404, page({ title: 'Not found', visitor: visitorOf(res), body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>` })));
+  app.use((_req, res) =>
+    sendPage(
+      res,
+      404,
+      page({
+        title: 'Not found',
+        visitor: visitorOf(res),
+        body: html`<p>There is no such page. <a href="/">Back to the dashboard</a></p>`,
+      }),
+    ),
+  );
   const failed: ErrorRequestHandler = (error, _req, res, _next) => {
     // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
     const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
     if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
-      sendPage(res, parserStatus, page({ title: 'Form not accepted', visitor: visitorOf(res) ?? anonymous, error: { detail: 'The form could not be read (too large or malformed).' }, body: html`<p><a href="/">Back to the dashboard</a></p>` }));
+      sendPage(
+        res,
+        parserStatus,
+        page({
+          title: 'Form not accepted',
+          visitor: visitorOf(res) ?? anonymous,
+          error: { detail: 'The form could not be read (too large or malformed).' },
+          body: html`<p><a href="/">Back to the dashboard</a></p>`,
+        }),
+      );
       return;
     }
     const { problem, log } = classifyError(error);
     if (log !== 'none') (res.locals as { api: ApiRequestState }).api.log[log]({ err: error }, 'dashboard request failed');
-    const body = page({ title: 'Something went wrong', visitor: visitorOf(res) ?? anonymous, error: { detail: problem.detail ?? problem.message }, body: html`<p><a href="/">Back to the dashboard</a></p>` });
+    const body = page({
+      title: 'Something went wrong',
+      visitor: visitorOf(res) ?? anonymous,
+      error: { detail: problem.detail ?? problem.message },
+      body: html`<p><a href="/">Back to the dashboard</a></p>`,
+    });
     sendPage(res, statusOf(problem.slug), body, pageHeaders(problem));
   };
   app.use(failed);

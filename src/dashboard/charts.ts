@@ -20,17 +20,19 @@ export function allocationChart(rows: AllocationRow[]): Html {
   const rowHeight = 34;
   const height = rows.length * rowHeight + 24;
   const bar = (weight: number) => Math.max(0, Math.min(1, weight)) * 360;
-  const off = rows.filter((r) => Math.abs(r.current - r.target) >= 0.005).map((r) => `${r.symbol} ${percent(r.current)} against ${percent(r.target)}`);
+  const off = rows
+    .filter((r) => Math.abs(r.current - r.target) >= 0.005)
+    .map((r) => `${r.symbol} ${percent(r.current)} against ${percent(r.target)}`);
   const description = off.length ? `Off target: ${off.join('; ')}.` : 'Every holding is at its target weight.';
   return html`<figure class="chart"><svg viewBox="0 0 ${W} ${height}" role="img" aria-labelledby="alloc-title alloc-desc" class="chart-svg">
 <title id="alloc-title">Allocation against the policy's target</title><desc id="alloc-desc">${description}</desc>
 ${rows.map((r, i) => {
-    const y = i * rowHeight + 4;
-    return html`<text x="0" y="${y + 18}" class="chart-label">${r.symbol}</text>
+  const y = i * rowHeight + 4;
+  return html`<text x="0" y="${y + 18}" class="chart-label">${r.symbol}</text>
 <rect x="80" y="${y}" width="${bar(r.target)}" height="12" class="bar-target"></rect>
 <rect x="80" y="${y + 14}" width="${bar(r.current)}" height="12" class="bar-current"></rect>
 <text x="${W}" y="${y + 18}" text-anchor="end" class="chart-label">${percent(r.current)} / ${percent(r.target)}</text>`;
-  })}
+})}
 <rect x="80" y="${height - 14}" width="12" height="10" class="bar-target"></rect><text x="96" y="${height - 5}" class="chart-legend">target</text>
 <rect x="170" y="${height - 14}" width="12" height="10" class="bar-current"></rect><text x="186" y="${height - 5}" class="chart-legend">now</text>
 </svg><figcaption>${description}</figcaption></figure>

@@ -50,7 +50,8 @@ export const CHECKLIST: ChecklistItem[] = [
     label: 'Add a webhook endpoint',
     href: '/developer/webhooks',
     help: 'Hear about fills, blocks and the kill switch as they happen, signed, instead of polling.',
-    done: async ({ services, visitor }) => (await services.webhooks.list({ accountId: actorFor(visitor, 'listClients').accountId })).length > 0,
+    done: async ({ services, visitor }) =>
+      (await services.webhooks.list({ accountId: actorFor(visitor, 'listClients').accountId })).length > 0,
   },
 ];
 

@@ -40,7 +40,9 @@ ${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === section ? html` a
 function killSwitchBanner(visitor: Visitor): Html | '' {
   const state = visitor.killSwitch;
   if (!state?.engaged) return '';
-  const since = state.engaged_at ? html` since <time datetime="${state.engaged_at}">${state.engaged_at.slice(0, 16).replace('T', ' ')} UTC</time>` : '';
+  const since = state.engaged_at
+    ? html` since <time datetime="${state.engaged_at}">${state.engaged_at.slice(0, 16).replace('T', ' ')} UTC</time>`
+    : '';
   return html`<div class="kill-banner" role="status"><p><strong>The ${state.level === 'global' ? 'global ' : ''}kill switch is engaged</strong>${since} by ${state.engaged_by_name ?? 'unknown'}${state.reason ? html`: “${state.reason}”` : ''}. No order can be approved. ${state.level === 'global' ? 'Operators release it.' : html`<a href="/safety">Release it on the Safety page</a>.`}</p></div>`;
 }
 
@@ -57,5 +59,6 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${error ? html`<div class="error" role="alert"><p>${error.detail}</p>${error.fields?.length ? html`<ul>${error.fields.map((f) => html`<li><strong>${f.field || 'request'}</strong> ${f.detail}</li>`)}</ul>` : ''}</div>` : ''}
 ${body}
 </main>
-<footer><ul><li><a href="${visitor.docsUrl}">API documentation</a></li><li><a href="/contact">Contact us</a></li></ul></footer></body></html>`.value;
+<footer><ul><li><a href="${visitor.docsUrl}">API documentation</a></li><li><a href="/contact">Contact us</a></li></ul></footer></body></html>`
+    .value;
 }

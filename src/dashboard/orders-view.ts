@@ -36,12 +36,18 @@ export function decisionForms(visitor: Visitor, order: Order, back: string): Htm
 }
 
 /** Orders as a table that becomes one card per order on a narrow screen (each cell labelled). */
-export function ordersTable(visitor: Visitor, orders: Order[], options: { caption: string; back: string; modes: Map<string, string> }): Html {
+export function ordersTable(
+  visitor: Visitor,
+  orders: Order[],
+  options: { caption: string; back: string; modes: Map<string, string> },
+): Html {
   const money = moneyFormat(orders[0]?.currency ?? 'USD');
   return html`<table class="cards"><caption>${options.caption}</caption>
 <thead><tr><th scope="col">Order</th><th scope="col">Created</th><th scope="col">Symbol</th><th scope="col">Side</th><th scope="col">Quantity</th><th scope="col">Notional</th><th scope="col">Status</th><th scope="col">Proposed by</th><th scope="col">Decided by</th><th scope="col">Decision</th></tr></thead>
 <tbody>${orders.map(
-    (o) => html`<tr><td data-label="Order"><a href="/orders/${o.id}"><code>${o.id}</code></a></td><td data-label="Created">${at(o.created_at)}</td><td data-label="Symbol">${o.symbol}</td><td data-label="Side">${o.side}</td><td data-label="Quantity">${quantity(o.quantity)}</td><td data-label="Notional">${money(o.notional)}</td>
+    (
+      o,
+    ) => html`<tr><td data-label="Order"><a href="/orders/${o.id}"><code>${o.id}</code></a></td><td data-label="Created">${at(o.created_at)}</td><td data-label="Symbol">${o.symbol}</td><td data-label="Side">${o.side}</td><td data-label="Quantity">${quantity(o.quantity)}</td><td data-label="Notional">${money(o.notional)}</td>
 <td data-label="Status"><span class="status status-${o.status}">${o.status}</span>${o.status === 'filled' && o.fill_price !== null ? html` at ${money(o.fill_price)}` : ''}${failedChecks(o.failed_checks)}</td><td data-label="Proposed by">${proposer(o, options.modes)}</td><td data-label="Decided by">${decider(o)}</td><td data-label="Decision">${decisionForms(visitor, o, options.back) || '—'}</td></tr>`,
   )}</tbody></table>`;
 }

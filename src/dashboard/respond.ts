@@ -8,7 +8,10 @@ import type { PageOptions } from './layout.js';
 /** What a failed form shows: the problem's detail and the fields it names, and the HTTP status of that problem. */
 export function formError(error: unknown): { status: number; error: NonNullable<PageOptions['error']>; headers: Record<string, string> } {
   const { problem } = classifyError(error);
-  const fields = problem instanceof InvalidInputError ? problem.fields.map((f) => ({ field: f.field.replace(/\//g, ' › '), detail: f.detail })) : undefined;
+  const fields =
+    problem instanceof InvalidInputError
+      ? problem.fields.map((f) => ({ field: f.field.replace(/\//g, ' › '), detail: f.detail }))
+      : undefined;
   return { status: statusOf(problem.slug), error: { detail: problem.detail ?? problem.message, fields }, headers: pageHeaders(problem) };
 }
 
@@ -19,7 +22,10 @@ export function pageHeaders(problem: ProblemError): Record<string, string> {
 }
 
 export function sendPage(res: Response, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', ...headers }).send(body);
+  res
+    .status(status)
+    .set({ 'Content-Type': 'text/html; charset=utf-8', ...headers })
+    .send(body);
 }
 
 /** After a successful POST: the browser GETs the next page, so a reload never repeats the action. */

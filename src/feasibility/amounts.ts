@@ -1,22 +1,36 @@
 // The suggestions that are amounts: capital needed, target reachable and monthly contribution needed.
 import type { GridReach } from './laws/log-grid-reach.js';
 import { WealthMoments } from './laws/moments.js';
+import { gridLaw, onGrid, probability, reachLaw, reaches, wealthLaw, wholeMonths, type Scenario } from './probability.js';
 import {
-  gridLaw, onGrid, probability, reachLaw, reaches, wealthLaw, wholeMonths, type Scenario,
-} from './probability.js';
-import {
-  atLeast, bracket, memo, probabilityBoundary, REACH_MARGIN, roundedWithProbability, SEARCH_RESOLUTION, solveNear, solveOnGrid,
+  atLeast,
+  bracket,
+  memo,
+  probabilityBoundary,
+  REACH_MARGIN,
+  roundedWithProbability,
+  SEARCH_RESOLUTION,
+  solveNear,
+  solveOnGrid,
 } from './search.js';
 import {
-  MAX_CAPITAL, MAX_MONTHLY_CONTRIBUTION, MAX_TARGET, REACHED, type CapitalNeededSuggestion,
-  type MonthlyContributionNeededSuggestion, type TargetReachableSuggestion,
+  MAX_CAPITAL,
+  MAX_MONTHLY_CONTRIBUTION,
+  MAX_TARGET,
+  REACHED,
+  type CapitalNeededSuggestion,
+  type MonthlyContributionNeededSuggestion,
+  type TargetReachableSuggestion,
 } from './types.js';
 
 export function capitalNeeded(s: Scenario, z: number, decimals: number, q: number): CapitalNeededSuggestion {
   const prob = memo((capital: number) => probability({ ...s, capital }));
   const { m, s2 } = s.model;
   const beyond = (): CapitalNeededSuggestion => ({
-    kind: 'capital_needed', capital: MAX_CAPITAL, probability: prob(MAX_CAPITAL), attainable: false,
+    kind: 'capital_needed',
+    capital: MAX_CAPITAL,
+    probability: prob(MAX_CAPITAL),
+    attainable: false,
     reason: `No starting capital up to the request's maximum (${MAX_CAPITAL}) reaches the confidence; the capital and probability given are that maximum's.`,
   });
   // Without contributions, P ≥ q ⇔ C ≥ K·exp(−mT + z·s·√T); with them, that is where the search starts.
@@ -25,12 +39,21 @@ export function capitalNeeded(s: Scenario, z: number, decimals: number, q: numbe
   // On the log grid every capital is a new convolution (the start ratio C/c): the backward grid gives P for all of
   // them from one, within REACH_MARGIN, and the forward grid computes only the amounts the search settles on.
   let proxy: ((capital: number) => number) | undefined;
-  const fast = memo(grid ? (capital: number) => (proxy ??= capitalProxy(s, decimals))(capital) : (capital: number) => probability({ ...s, capital }, true));
+  const fast = memo(
+    grid ? (capital: number) => (proxy ??= capitalProxy(s, decimals))(capital) : (capital: number) => probability({ ...s, capital }, true),
+  );
   if (s.monthly > 0) {
     // Without capital, P is computed exactly (its law serves the contribution search too); the largest capital is
     // decided by the backward grid where it is clear.
     if (prob(0) >= q) return { kind: 'capital_needed', capital: 0, probability: prob(0), ...REACHED };
-    const enough = grid ? atLeast(() => prob(MAX_CAPITAL), () => fast(MAX_CAPITAL), q, REACH_MARGIN) : reaches({ ...s, capital: MAX_CAPITAL }, q);
+    const enough = grid
+      ? atLeast(
+          () => prob(MAX_CAPITAL),
+          () => fast(MAX_CAPITAL),
+          q,
+          REACH_MARGIN,
+        )
+      : reaches({ ...s, capital: MAX_CAPITAL }, q);
     if (!enough) return beyond();
     // From the lump-sum estimate, bracketed by factors of 2 (bisecting from the bound would take ~25 more steps),
     // with the cheap method; on the log grid that answer is then refined.
@@ -40,7 +63,8 @@ export function capitalNeeded(s: Scenario, z: number, decimals: number, q: numbe
   } else if (!(estimate <= MAX_CAPITAL)) {
     return beyond();
   }
-  const { value, probability: p } = grid ? solveOnGrid(prob, () => fast, q, estimate, MAX_CAPITAL, decimals)
+  const { value, probability: p } = grid
+    ? solveOnGrid(prob, () => fast, q, estimate, MAX_CAPITAL, decimals)
     : roundedWithProbability(estimate, decimals, 'up', q, prob, MAX_CAPITAL);
   if (p < q) return beyond();
   return { kind: 'capital_needed', capital: value, probability: p, ...REACHED };
@@ -118,7 +142,10 @@ export function targetReachable(s: Scenario, z: number, decimals: number, q: num
   if (value <= 0 || p < q) {
     const smallest = 10 ** -decimals;
     return {
-      kind: 'target_reachable', target: smallest, probability: prob(smallest), attainable: false,
+      kind: 'target_reachable',
+      target: smallest,
+      probability: prob(smallest),
+      attainable: false,
       reason: `Not even the smallest positive target (${smallest}) is reached with the confidence; the target and probability given are that smallest one's.`,
     };
   }
@@ -170,11 +197,12 @@ export function contributionNeeded(s: Scenario, decimals: number, q: number): Mo
   })();
   if (p < q) {
     return {
-      kind: 'monthly_contribution_needed', monthly_contribution: MAX_MONTHLY_CONTRIBUTION, probability: prob(MAX_MONTHLY_CONTRIBUTION),
+      kind: 'monthly_contribution_needed',
+      monthly_contribution: MAX_MONTHLY_CONTRIBUTION,
+      probability: prob(MAX_MONTHLY_CONTRIBUTION),
       attainable: false,
       reason: `No monthly contribution up to the request's maximum (${MAX_MONTHLY_CONTRIBUTION}) reaches the confidence; the contribution and probability given are that maximum's.`,
     };
   }
   return { kind: 'monthly_contribution_needed', monthly_contribution: value, probability: p, ...REACHED };
 }
-

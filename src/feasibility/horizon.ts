@@ -2,7 +2,16 @@
 import { GridWealth } from './laws/log-grid.js';
 import { WealthMoments } from './laws/moments.js';
 import { normalCdf } from './math/normal.js';
-import { gridKey, gridLaws, MOMENT_MATCHED_UP_TO, CONDITIONAL_UP_TO, onGrid, probability, wholeMonths, type Scenario } from './probability.js';
+import {
+  gridKey,
+  gridLaws,
+  MOMENT_MATCHED_UP_TO,
+  CONDITIONAL_UP_TO,
+  onGrid,
+  probability,
+  wholeMonths,
+  type Scenario,
+} from './probability.js';
 import { roundedWithProbability } from './search.js';
 import { HORIZON_DECIMALS, MAX_HORIZON_YEARS, REACHED, type HorizonNeededSuggestion } from './types.js';
 
@@ -18,7 +27,9 @@ export function horizonNeeded(s: Scenario, z: number, q: number): HorizonNeededS
   const { m, s2 } = s.model;
   if (s.capital <= 0) return unattainable('Without capital or contributions the wealth stays 0.');
   if (m <= 0) {
-    return unattainable('The log drift of the returns is not positive and no contributions are paid, so waiting longer does not raise the probability to the confidence.');
+    return unattainable(
+      'The log drift of the returns is not positive and no contributions are paid, so waiting longer does not raise the probability to the confidence.',
+    );
   }
   // With x = √T and L = ln(K/C) > 0: P ≥ q ⇔ m·x² − z·s·x − L ≥ 0, so x is at least the positive root.
   const zs = z * Math.sqrt(s2);
@@ -144,4 +155,3 @@ function searchHorizon(s: Scenario, q: number, prob: (years: number) => number):
   }
   return unattainable(NOT_WITHIN_MAX_HORIZON);
 }
-

@@ -10,7 +10,10 @@ import { Memo } from './memo.js';
 import type { Feasibility } from './types.js';
 
 /** ln(wealth) ~ N(nu, tau2); nu = −∞ means wealth is surely 0. */
-export interface WealthLaw { nu: number; tau2: number }
+export interface WealthLaw {
+  nu: number;
+  tau2: number;
+}
 
 export function wholeMonths(years: number): number {
   return Math.floor(12 * years + 1e-9);
@@ -35,7 +38,13 @@ export function probabilityFromLaw(law: WealthLaw, target: number): number {
   return normalCdf(margin / Math.sqrt(law.tau2));
 }
 
-export interface Scenario { capital: number; target: number; years: number; monthly: number; model: LogModel }
+export interface Scenario {
+  capital: number;
+  target: number;
+  years: number;
+  monthly: number;
+  model: LogModel;
+}
 
 /** The conditional law of contributions for a horizon and model, kept for the few scenarios a request explores. */
 const contributionLaws = new Memo<ContributionLaw>(64);
@@ -50,11 +59,13 @@ export function gridLaw(months: number, model: LogModel, ratio: number): GridWea
   return gridLaws.get(gridKey(months, model, ratio), () => GridWealth.after(months, model, ratio));
 }
 
-
 /** The backward grid for a level and horizon (laws/log-grid-reach.ts): P from every start ratio C/c at once. */
 const reachLaws = new Memo<GridReach>(16, 16 * 1024 * 1024, (law) => law.bytes);
 export function reachLaw(months: number, fraction: number, model: LogModel, level: number, maxRatio: number): GridReach {
-  return reachLaws.get(`${months}|${fraction}|${level}|${maxRatio}|${model.m}|${model.s2}`, () => new GridReach(model, months, level, fraction, maxRatio));
+  return reachLaws.get(
+    `${months}|${fraction}|${level}|${maxRatio}|${model.m}|${model.s2}`,
+    () => new GridReach(model, months, level, fraction, maxRatio),
+  );
 }
 
 /**
@@ -134,4 +145,3 @@ export function reaches(s: Scenario, q: number): boolean {
   }
   return probability(s) >= q;
 }
-

@@ -35,8 +35,13 @@ class SearchBudgetSpent extends Error {}
  * answer (within the searches' resolution of the boundary but for the rarest laws; never one that does not reach q).
  */
 export function solveOnGrid(
-  prob: (x: number) => number, fastAround: (x: number) => (y: number) => number, q: number, estimate: number, max: number,
-  decimals: number, reach = Infinity,
+  prob: (x: number) => number,
+  fastAround: (x: number) => (y: number) => number,
+  q: number,
+  estimate: number,
+  max: number,
+  decimals: number,
+  reach = Infinity,
 ): { value: number; probability: number } {
   const unit = 10 ** -decimals;
   const resolution = 0.01 * unit;
@@ -125,7 +130,12 @@ export function roundTo(x: number, decimals: number, direction: 'up' | 'down'): 
  * at the answer — that value is the answer.
  */
 export function roundedWithProbability(
-  x: number, decimals: number, direction: 'up' | 'down', q: number, prob: (v: number) => number, limit: number,
+  x: number,
+  decimals: number,
+  direction: 'up' | 'down',
+  q: number,
+  prob: (v: number) => number,
+  limit: number,
 ): { value: number; probability: number } {
   const unit = 10 ** -decimals;
   let value = Math.max(0, Math.min(limit, roundTo(x, decimals, direction)));
@@ -194,5 +204,3 @@ export function memo(f: (x: number) => number): (x: number) => number {
     return value;
   };
 }
-
-

@@ -21,20 +21,32 @@ export type FeasibilityMethod = 'closed_form' | 'moment_matched' | 'conditional_
  * Every suggestion says whether it reaches the confidence within the request's own bounds (`attainable`); when it
  * does not, `reason` says why (null otherwise) and the value is the bound itself with its probability.
  */
-export interface Honesty { attainable: boolean; reason: string | null }
-export interface CapitalNeededSuggestion extends Honesty { kind: 'capital_needed'; capital: number; probability: number }
-export interface HorizonNeededSuggestion extends Honesty {
-  kind: 'horizon_needed'; horizon_years: number | null; probability: number | null;
+export interface Honesty {
+  attainable: boolean;
+  reason: string | null;
 }
-export interface TargetReachableSuggestion extends Honesty { kind: 'target_reachable'; target: number; probability: number }
+export interface CapitalNeededSuggestion extends Honesty {
+  kind: 'capital_needed';
+  capital: number;
+  probability: number;
+}
+export interface HorizonNeededSuggestion extends Honesty {
+  kind: 'horizon_needed';
+  horizon_years: number | null;
+  probability: number | null;
+}
+export interface TargetReachableSuggestion extends Honesty {
+  kind: 'target_reachable';
+  target: number;
+  probability: number;
+}
 export interface MonthlyContributionNeededSuggestion extends Honesty {
-  kind: 'monthly_contribution_needed'; monthly_contribution: number; probability: number;
+  kind: 'monthly_contribution_needed';
+  monthly_contribution: number;
+  probability: number;
 }
 export type FeasibilitySuggestion =
-  | CapitalNeededSuggestion
-  | HorizonNeededSuggestion
-  | TargetReachableSuggestion
-  | MonthlyContributionNeededSuggestion;
+  CapitalNeededSuggestion | HorizonNeededSuggestion | TargetReachableSuggestion | MonthlyContributionNeededSuggestion;
 
 /** What the computation answers about a goal. */
 export interface Feasibility {

@@ -24,7 +24,10 @@ const FEASIBILITY_OPERATION = 'evaluateGoalFeasibility';
  */
 function feasibilityCost(args: Record<string, unknown>, model: CostModel): number {
   const input = (args.input ?? {}) as { horizon_years?: unknown; monthly_contribution?: unknown };
-  const years = typeof input.horizon_years === 'number' && input.horizon_years >= 0 ? Math.min(input.horizon_years, MAX_HORIZON_YEARS) : MAX_HORIZON_YEARS;
+  const years =
+    typeof input.horizon_years === 'number' && input.horizon_years >= 0
+      ? Math.min(input.horizon_years, MAX_HORIZON_YEARS)
+      : MAX_HORIZON_YEARS;
   const contribution = input.monthly_contribution;
   const contributes = typeof contribution === 'number' ? contribution > 0 : contribution !== undefined && contribution !== null;
   return Math.ceil(Math.ceil(years * 12) * (contributes ? model.feasibilityMonthCost : model.feasibilityMonthCostWithoutContribution));
@@ -51,7 +54,9 @@ function feasibilityFieldsOf(schema: GraphQLSchema): Set<GraphQLField<unknown, u
   if (!fields) {
     const directive = schema.getDirective('operation');
     const roots = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => (type ? Object.values(type.getFields()) : []));
-    fields = new Set(roots.filter((field) => directive && field.astNode && getDirectiveValues(directive, field.astNode)?.id === FEASIBILITY_OPERATION));
+    fields = new Set(
+      roots.filter((field) => directive && field.astNode && getDirectiveValues(directive, field.astNode)?.id === FEASIBILITY_OPERATION),
+    );
     feasibilityFields.set(schema, fields);
   }
   return fields;
@@ -62,7 +67,12 @@ function feasibilityFieldsOf(schema: GraphQLSchema): Set<GraphQLField<unknown, u
  * `rootFieldCost` (goal feasibility more: see feasibilityCost), and a list multiplies the cost of its selection by
  * its size (`@listSize` in schema.graphql).
  */
-export function costRule(schema: GraphQLSchema, model: CostModel, variables: Record<string, unknown> | undefined, operationName: string | undefined): ValidationRule {
+export function costRule(
+  schema: GraphQLSchema,
+  model: CostModel,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+): ValidationRule {
   const roots = new Set([schema.getQueryType(), schema.getMutationType()]);
   const feasibility = feasibilityFieldsOf(schema);
   const estimator: ComplexityEstimator = ({ type, field, args, childComplexity }) =>

@@ -15,7 +15,8 @@ export function depthRule(max: number): ValidationRule {
       let deepest = 0;
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
-          if (selection.selectionSet && !selection.name.value.startsWith('__')) deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet));
+          if (selection.selectionSet && !selection.name.value.startsWith('__'))
+            deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet));
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           deepest = Math.max(deepest, depthOf(selection.selectionSet));
         } else {

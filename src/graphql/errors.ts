@@ -23,7 +23,15 @@ export function fieldError(problem: ProblemError, baseUrl: string, operation?: C
   const retryAfter = retryAfterSeconds(problem);
   return {
     message: detail ?? title,
-    extensions: { code: problemCode(problem.slug), type, title, status, detail: detail ?? title, ...own, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) },
+    extensions: {
+      code: problemCode(problem.slug),
+      type,
+      title,
+      status,
+      detail: detail ?? title,
+      ...own,
+      ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    },
   };
 }
 

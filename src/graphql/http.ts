@@ -50,7 +50,10 @@ function mutationFields(body: string): number | undefined {
 /** One operation per request: a JSON array (a batch) is refused with a clear error rather than "Missing query". */
 function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpResponse | undefined {
   if (req.method !== 'POST' || typeof req.body !== 'string' || !req.body.trimStart().startsWith('[')) return undefined;
-  const error = { message: 'Batched requests are not supported: send one GraphQL operation per request.', extensions: { code: 'BATCHING_NOT_SUPPORTED' } };
+  const error = {
+    message: 'Batched requests are not supported: send one GraphQL operation per request.',
+    extensions: { code: 'BATCHING_NOT_SUPPORTED' },
+  };
   return [JSON.stringify({ errors: [error] }), { status: 400, statusText: 'Bad Request', headers: JSON_RESPONSE }];
 }
 
@@ -60,12 +63,24 @@ function refuseBatches(req: { method: string; body: unknown }): GraphQLHttpRespo
  */
 function emptyRefusal(req: Request, status: number, headers: Record<string, string> | undefined, baseUrl: string): unknown {
   const allow = headers?.allow ?? 'GET, POST';
-  if (status === 405) return new ReplyError(problemReply('method-not-allowed', baseUrl, { detail: `${req.method} is not allowed here; use ${allow}.`, headers: { Allow: allow } }));
+  if (status === 405)
+    return new ReplyError(
+      problemReply('method-not-allowed', baseUrl, {
+        detail: `${req.method} is not allowed here; use ${allow}.`,
+        headers: { Allow: allow },
+      }),
+    );
   if (status === 406) {
-    return new ProblemError('not-acceptable', `Responses are application/graphql-response+json or application/json; the Accept header "${req.headers.accept ?? ''}" allows neither.`);
+    return new ProblemError(
+      'not-acceptable',
+      `Responses are application/graphql-response+json or application/json; the Accept header "${req.headers.accept ?? ''}" allows neither.`,
+    );
   }
   if (status === 415) {
-    return new ProblemError('unsupported-media-type', `Send the GraphQL request as application/json (POST), or in the query string (GET)${req.headers['content-type'] ? `, not as ${req.headers['content-type']}` : ''}.`);
+    return new ProblemError(
+      'unsupported-media-type',
+      `Send the GraphQL request as application/json (POST), or in the query string (GET)${req.headers['content-type'] ? `, not as ${req.headers['content-type']}` : ''}.`,
+    );
   }
   return new ProblemError('malformed-request', 'The GraphQL request could not be read.');
 }
@@ -100,9 +115,21 @@ export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: 
       const key = req.headers['idempotency-key'];
       const mutations = typeof key === 'string' && req.method === 'POST' ? mutationFields(body) : undefined;
       if (mutations !== undefined && mutations > 1) {
-        throw new ProblemError('malformed-request', `An Idempotency-Key keys one mutation, and this document runs ${mutations}: send each mutation in a request of its own, each with its own key.`);
+        throw new ProblemError(
+          'malformed-request',
+          `An Idempotency-Key keys one mutation, and this document runs ${mutations}: send each mutation in a request of its own, each with its own key.`,
+        );
       }
-      const context: GraphQLContext = { services, pipeline, principal, origin: { ip, userAgent }, log: state.log, baseUrl, key: mutations === 1 ? (key as string) : undefined, replayed: false };
+      const context: GraphQLContext = {
+        services,
+        pipeline,
+        principal,
+        origin: { ip, userAgent },
+        log: state.log,
+        baseUrl,
+        key: mutations === 1 ? (key as string) : undefined,
+        replayed: false,
+      };
       const [text, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body, raw: req, context });
       if (context.keyRefusal) throw new ReplyError(context.keyRefusal);
       if (!text && init.status >= 400) throw emptyRefusal(req, init.status, init.headers, baseUrl);

@@ -27,7 +27,12 @@ export function parseWithinLimits(source: Parameters<typeof parse>[0], options?:
 }
 
 /** The depth and cost rules for one request (the cost depends on its variables: a `limit` may be one). */
-export function limitRules(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | null | undefined, operationName: string | null | undefined): ValidationRule[] {
+export function limitRules(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  operationName: string | null | undefined,
+): ValidationRule[] {
   const named = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName);
   // Without a matching name every operation is counted (more than runs: the execution refuses the request anyway).
   return [depthRule(LIMITS.maxDepth), costRule(schema, LIMITS, variables ?? undefined, named ? operationName! : undefined)];
@@ -38,13 +43,21 @@ export function limitRules(schema: GraphQLSchema, document: DocumentNode, variab
  * exist and be free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as
  * fragments spread in fragments could otherwise multiply the work; that is refused as too costly too.
  */
-export function validateWithinLimits(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[] = []): readonly GraphQLError[] {
+export function validateWithinLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rules: readonly ValidationRule[] = [],
+): readonly GraphQLError[] {
   const errors = validate(schema, document);
   if (errors.length > 0) return errors;
   try {
     return validate(schema, document, rules);
   } catch (error) {
     if (!(error instanceof GraphQLError)) throw error;
-    return [new GraphQLError(`The operation is too large to cost: ${error.message}`, { extensions: { code: 'QUERY_TOO_COSTLY', limit: LIMITS.maxCost } })];
+    return [
+      new GraphQLError(`The operation is too large to cost: ${error.message}`, {
+        extensions: { code: 'QUERY_TOO_COSTLY', limit: LIMITS.maxCost },
+      }),
+    ];
   }
 }

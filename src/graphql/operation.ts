@@ -10,7 +10,11 @@ import { fieldError, type FieldError } from './errors.js';
 export function withoutNulls<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutNulls) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  ) as T;
 }
 
 /** A root field's arguments as its operation's input: parameters by their location, `input` as the body. */
@@ -46,7 +50,15 @@ export async function perform(context: GraphQLContext, operationId: BearerOperat
   const given = withoutNulls(args);
   const { answer, replayed } = await context.pipeline.run(
     context.services,
-    { operationId, channel: 'graphql', principal: context.principal, origin: context.origin, log: context.log, input: () => inputOf(operation, given, context.key), key: context.key },
+    {
+      operationId,
+      channel: 'graphql',
+      principal: context.principal,
+      origin: context.origin,
+      log: context.log,
+      input: () => inputOf(operation, given, context.key),
+      key: context.key,
+    },
     presentField(context),
   );
   if (replayed) context.replayed = true;

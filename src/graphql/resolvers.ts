@@ -36,7 +36,8 @@ function operationOf(type: string, field: FieldDefinitionNode): BearerOperationI
   const directive = field.directives?.find((d: ConstDirectiveNode) => d.name.value === 'operation');
   const id = directive?.arguments?.find((a) => a.name.value === 'id')?.value;
   const operationId = id?.kind === Kind.STRING ? id.value : undefined;
-  if (!operationId || !(operationId in operationScopes)) throw new Error(`schema.graphql: ${type}.${field.name.value} needs @operation(id:) naming a bearer operation of openapi.yaml`);
+  if (!operationId || !(operationId in operationScopes))
+    throw new Error(`schema.graphql: ${type}.${field.name.value} needs @operation(id:) naming a bearer operation of openapi.yaml`);
   return operationId as BearerOperationId;
 }
 
@@ -48,7 +49,8 @@ function operationOf(type: string, field: FieldDefinitionNode): BearerOperationI
 function rootResolvers(): Record<'Query' | 'Mutation', Record<string, RootResolver>> {
   const roots: Record<'Query' | 'Mutation', Record<string, RootResolver>> = { Query: {}, Mutation: {} };
   for (const definition of parse(loadTypeDefs()).definitions) {
-    if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION || (definition.name.value !== 'Query' && definition.name.value !== 'Mutation')) continue;
+    if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION || (definition.name.value !== 'Query' && definition.name.value !== 'Mutation'))
+      continue;
     const root = roots[definition.name.value];
     for (const field of definition.fields ?? []) {
       const operationId = operationOf(definition.name.value, field);

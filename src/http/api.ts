@@ -60,18 +60,26 @@ export async function createApiMiddleware(
     const strict = strictIntegers(operation, path, query);
     if (strict.length) throw new InvalidInputError(strict);
     // A body on GET or HEAD has no meaning (RFC 9110 section 9.3.1): it is ignored, never parsed.
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
+    const body =
+      req.method === 'GET' || req.method === 'HEAD'
+        ? undefined
+        : parseBody(await readBody(req, res), req.headers['content-type'], declaredBody(operation));
     return { path, query, header: req.headers as Record<string, unknown>, body };
   };
 
   /** An outcome as REST answers it: the contract's success status and body (or a special one's), or the problem. */
   const present: Present<BearerOperationId> = (outcome: Outcome<BearerOperationId>, operation) => {
     if (!outcome.ok) return problemToReply(outcome.problem, baseUrl, operation, outcome.authorization);
-    const shape = shapes[operation.operationId as BearerOperationId] as ((value: unknown) => { status?: number; headers?: Record<string, string> }) | undefined;
+    const shape = shapes[operation.operationId as BearerOperationId] as
+      ((value: unknown) => { status?: number; headers?: Record<string, string> }) | undefined;
     const shaped = shape?.(outcome.value);
     // The CPU budget's state joins the route limit's in RateLimit and RateLimit-Policy (when its store could say).
     const quota = outcome.quota ? quotaHeaders([outcome.quota]) : undefined;
-    return { status: shaped?.status ?? operation.success!.status, body: outcome.value, headers: quota || shaped?.headers ? { ...quota, ...shaped?.headers } : undefined };
+    return {
+      status: shaped?.status ?? operation.success!.status,
+      body: outcome.value,
+      headers: quota || shaped?.headers ? { ...quota, ...shaped?.headers } : undefined,
+    };
   };
 
   const anonymous = async (req: Request, res: Response, state: ApiRequestState, operation: ContractOperation): Promise<Reply> => {
@@ -84,7 +92,11 @@ export async function createApiMiddleware(
       // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
       const challenge = error.fields.find((f) => f.in === 'header' && f.field === CHALLENGE_HEADER);
       if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
-      if (operation.operationId === TOKEN_OPERATION) throw new OAuthError('invalid_request', describeFieldErrors(problemToReply(error, baseUrl, operation).body as { errors: { pointer: string; detail: string }[] }));
+      if (operation.operationId === TOKEN_OPERATION)
+        throw new OAuthError(
+          'invalid_request',
+          describeFieldErrors(problemToReply(error, baseUrl, operation).body as { errors: { pointer: string; detail: string }[] }),
+        );
       throw error;
     }
     const handler = (handlers as unknown as Record<string, (c: unknown) => Promise<Reply>>)[operation.operationId]!;
@@ -110,7 +122,10 @@ export async function createApiMiddleware(
     // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
     if (req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
       const errors = operation.operationId === TOKEN_OPERATION ? 'RFC 6749 application/json' : 'application/problem+json';
-      throw new ProblemError('not-acceptable', `Responses are application/json (errors ${errors}); the Accept header "${req.headers.accept}" allows neither.`);
+      throw new ProblemError(
+        'not-acceptable',
+        `Responses are application/json (errors ${errors}); the Accept header "${req.headers.accept}" allows neither.`,
+      );
     }
     if (!operation.bearer) return anonymous(req, res, state, operation);
     const key = req.headers['idempotency-key'];
@@ -141,7 +156,8 @@ export async function createApiMiddleware(
     } catch (error) {
       reply = errorToReply(error, baseUrl, state.log, at.operation);
     }
-    if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path)) reply = tokenEndpointReply(reply);
+    if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
+      reply = tokenEndpointReply(reply);
     if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
       reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
     }
@@ -158,7 +174,9 @@ export function isTokenEndpoint(routes: RouteTable, path: string): boolean {
 
 /** Field errors as sentences, for the token endpoint's RFC 6749 `error_description`. */
 function describeFieldErrors(problem: { errors: { pointer: string; detail: string }[] }): string {
-  return problem.errors.map(({ pointer, detail }) => (pointer ? `${pointer.replace(/^\//, '')} ${detail}.` : `The ${detail.replace(/^a /, '')}.`)).join(' ');
+  return problem.errors
+    .map(({ pointer, detail }) => (pointer ? `${pointer.replace(/^\//, '')} ${detail}.` : `The ${detail.replace(/^a /, '')}.`))
+    .join(' ');
 }
 
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
@@ -172,7 +190,12 @@ function strictIntegers(operation: ContractOperation, path: Record<string, strin
   for (const parameter of operation.parameters) {
     if (parameter.type !== 'integer') continue;
     const value = parameter.in === 'path' ? path[parameter.name] : query[parameter.name];
-    if (typeof value === 'string' && !PLAIN_INTEGER.test(value)) errors.push({ field: parameter.name, in: parameter.in as 'path' | 'query', detail: 'must be an integer written as plain decimal digits' });
+    if (typeof value === 'string' && !PLAIN_INTEGER.test(value))
+      errors.push({
+        field: parameter.name,
+        in: parameter.in as 'path' | 'query',
+        detail: 'must be an integer written as plain decimal digits',
+      });
   }
   return errors;
 }

@@ -11,7 +11,10 @@ export function basicCredentials(header: string | undefined): ClientCredentials 
   if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be "client_id:client_secret".');
   // RFC 6749 section 2.3.1: both parts are form-urlencoded before base64.
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     throw new OAuthError('invalid_client', 'The Basic credentials are not correctly encoded.');
   }

@@ -9,7 +9,11 @@ export interface DeclaredBody {
 /** The media type of a Content-Type header, lower case, and its charset parameter. */
 export function mediaTypeOf(header: string | undefined): { type: string; charset: string | undefined } {
   const [type = '', ...params] = (header ?? '').split(';');
-  const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  const charset = params
+    .map((p) => p.trim().toLowerCase())
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
   return { type: type.trim().toLowerCase(), charset };
 }
 
@@ -38,7 +42,10 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   if (!declared.mediaTypes.includes(type)) {
     const expected = declared.mediaTypes.join(' or ');
     if (declared.isTokenEndpoint) throw new OAuthError('invalid_request', `The request body must be ${expected}.`);
-    throw new ProblemError('unsupported-media-type', `Send the request body as ${expected}${type ? `, not ${type}` : ' with a Content-Type header'}.`);
+    throw new ProblemError(
+      'unsupported-media-type',
+      `Send the request body as ${expected}${type ? `, not ${type}` : ' with a Content-Type header'}.`,
+    );
   }
   const text = raw.toString('utf8');
   if (type === 'application/x-www-form-urlencoded') return parseForm(text);
@@ -55,6 +62,7 @@ export const MALFORMED_PATH = 'The URL path is not valid percent-encoded UTF-8.'
 export function bodyReadProblem(error: unknown, limitBytes: number): ProblemError {
   const type = (error as { type?: string } | undefined)?.type;
   if (type === 'entity.too.large') return new ProblemError('payload-too-large', `The request body exceeds ${limitBytes} bytes.`);
-  if (type === 'encoding.unsupported') return new ProblemError('unsupported-media-type', 'Send the request body without a Content-Encoding.');
+  if (type === 'encoding.unsupported')
+    return new ProblemError('unsupported-media-type', 'Send the request body without a Content-Encoding.');
   return new ProblemError('malformed-request', 'The request body could not be read.');
 }

@@ -68,7 +68,10 @@ export class EncodedBody {
   /** Does If-None-Match name this body (or `*`)? */
   matches(req: Request): boolean {
     const given = req.headers['if-none-match'];
-    return typeof given === 'string' && given.split(',').some((tag) => tag.trim() === this.etag || tag.trim() === '*' || tag.trim() === `W/${this.etag}`);
+    return (
+      typeof given === 'string' &&
+      given.split(',').some((tag) => tag.trim() === this.etag || tag.trim() === '*' || tag.trim() === `W/${this.etag}`)
+    );
   }
 
   /** Writes the body (or 304) with Content-Encoding, Content-Length, ETag and `Vary: Accept-Encoding`. */

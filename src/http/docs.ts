@@ -12,11 +12,25 @@ const require = createRequire(import.meta.url);
 // The package's main module evaluates the whole 1.7 MB browser bundle in Node; only the folder is needed here.
 const swaggerUiDir: string = (require('swagger-ui-dist/absolute-path.js') as () => string)();
 
-const ASSET_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.png': 'image/png', '.html': 'text/html; charset=utf-8' };
-const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png', 'oauth2-redirect.html', 'oauth2-redirect.js']);
+const ASSET_TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.png': 'image/png',
+  '.html': 'text/html; charset=utf-8',
+};
+const SWAGGER_ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+  'oauth2-redirect.html',
+  'oauth2-redirect.js',
+]);
 
 /** Pages load nothing from elsewhere: every asset is served by the service itself. */
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -45,7 +59,9 @@ function sendJson(res: express.Response, value: unknown): void {
   sendBody(res.req, res, JSON.stringify(value));
 }
 
-const docsHtml = (dashboardUrl: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
+const docsHtml = (
+  dashboardUrl: string,
+) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Investment Automation Service API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="icon" href="/docs/assets/favicon-32x32.png"></head>
 <body><p id="other-interfaces" style="font:14px/1.5 system-ui,sans-serif;margin:0;padding:.6rem 1.25rem;background:#eef3fc;color:#1f2328">
@@ -100,16 +116,32 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
   });
 
   // Problem types for people (HTML, descriptions rendered from their Markdown) and for programs (JSON), by Accept.
-  const problem = (slug: ProblemSlug) => ({ slug, type: problemTypeUri(slug, baseUrl), title: problemTypes[slug].title, status: problemTypes[slug].status, description: problemTypes[slug].description });
+  const problem = (slug: ProblemSlug) => ({
+    slug,
+    type: problemTypeUri(slug, baseUrl),
+    title: problemTypes[slug].title,
+    status: problemTypes[slug].status,
+    description: problemTypes[slug].description,
+  });
   const wantsJson = (req: express.Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
   router.get('/problems', (req, res) => {
     res.vary('Accept');
     const slugs = Object.keys(problemTypes) as ProblemSlug[];
     if (wantsJson(req)) return sendJson(res, { data: slugs.map(problem) });
     const items = slugs
-      .map((slug) => `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt><dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`)
+      .map(
+        (slug) =>
+          `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt><dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`,
+      )
       .join('');
-    html(res, 200, page('Problem types', `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these (also as JSON: <code>Accept: application/json</code>). <a href="/docs">API reference</a></p><dl>${items}</dl>`));
+    html(
+      res,
+      200,
+      page(
+        'Problem types',
+        `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these (also as JSON: <code>Accept: application/json</code>). <a href="/docs">API reference</a></p><dl>${items}</dl>`,
+      ),
+    );
   });
   router.get('/problems/:slug', (req, res) => {
     res.vary('Accept');
@@ -124,9 +156,12 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
     html(
       res,
       200,
-      page(title, `<p><a href="/problems">All problem types</a></p><h1>${escapeHtml(title)}</h1>
+      page(
+        title,
+        `<p><a href="/problems">All problem types</a></p><h1>${escapeHtml(title)}</h1>
 <p>HTTP status <code>${status}</code> · type <code>${escapeHtml(type)}</code>${registered}</p>
-${markdown(description)}`),
+${markdown(description)}`,
+      ),
     );
   });
 

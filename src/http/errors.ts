@@ -9,7 +9,13 @@ import { bearerChallenge } from './auth.js';
 import { quotaHeaders } from './rate-limit-replies.js';
 import { oauthErrorReply, ReplyError, type Reply } from './reply.js';
 
-const CHALLENGE_PROBLEMS = new Set<ProblemSlug>(['challenge-missing', 'challenge-malformed', 'challenge-failed', 'challenge-expired', 'challenge-replayed']);
+const CHALLENGE_PROBLEMS = new Set<ProblemSlug>([
+  'challenge-missing',
+  'challenge-malformed',
+  'challenge-failed',
+  'challenge-expired',
+  'challenge-replayed',
+]);
 /** The challenge purpose of each operation that needs a solved challenge (GET /v1/challenge's `purpose`). */
 const CHALLENGE_PURPOSES: Record<string, string> = { signUp: 'signup', logIn: 'login', sendContactMessage: 'contact' };
 
@@ -31,7 +37,12 @@ export function challengeHeaderProblem(missing: boolean): ProblemError {
  * request), and the facts that are headers here — `Retry-After`, the bearer challenge (`WWW-Authenticate`), a spent
  * budget's `RateLimit` and `RateLimit-Policy` (never cached).
  */
-export function problemToReply(problem: ProblemError, baseUrl: string, operation?: ContractOperation, authorization?: AuthorizationError): Reply {
+export function problemToReply(
+  problem: ProblemError,
+  baseUrl: string,
+  operation?: ContractOperation,
+  authorization?: AuthorizationError,
+): Reply {
   const body = documentOf(problem, baseUrl, 'rest', operation);
   if (CHALLENGE_PROBLEMS.has(problem.slug)) body.detail = `${body.detail ?? body.title} ${challengeHowTo(operation)}`;
   const headers: Record<string, string> = {};
@@ -54,6 +65,7 @@ export function errorToReply(error: unknown, baseUrl: string, log: Logger, opera
   const { problem, authorization } = classifyAndLog(error, log);
   // The token endpoint answers in RFC 6749's format whatever went wrong with the request itself (a NUL byte in a
   // client id, say); unavailability and internal errors stay problems.
-  if (operation?.operationId === 'issueToken' && problem.slug === 'malformed-request') return oauthErrorReply(new OAuthError('invalid_request', problem.detail ?? 'The request is malformed.'), baseUrl);
+  if (operation?.operationId === 'issueToken' && problem.slug === 'malformed-request')
+    return oauthErrorReply(new OAuthError('invalid_request', problem.detail ?? 'The request is malformed.'), baseUrl);
   return problemToReply(problem, baseUrl, operation, authorization);
 }

@@ -24,7 +24,10 @@ export function createExpressServer(app: Express, requestTimeoutMs?: number): ht
   class Response<R extends http.IncomingMessage = http.IncomingMessage> extends http.ServerResponse<R> {}
   adopt(Request.prototype, app, 'request');
   adopt(Response.prototype, app, 'response');
-  const timeouts = requestTimeoutMs === undefined ? {} : { requestTimeout: requestTimeoutMs, connectionsCheckingInterval: connectionsCheckingInterval(requestTimeoutMs) };
+  const timeouts =
+    requestTimeoutMs === undefined
+      ? {}
+      : { requestTimeout: requestTimeoutMs, connectionsCheckingInterval: connectionsCheckingInterval(requestTimeoutMs) };
   return http.createServer({ IncomingMessage: Request, ServerResponse: Response, ...timeouts }, app);
 }
 

@@ -3,7 +3,14 @@ import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config.js';
 import { GuardedRedis } from '../counters/guarded-redis.js';
-import { MemoryRecentKeys, MemoryWindowCounter, RedisRecentKeys, RedisWindowCounter, type RecentKeys, type WindowCounter } from '../counters/window-counters.js';
+import {
+  MemoryRecentKeys,
+  MemoryWindowCounter,
+  RedisRecentKeys,
+  RedisWindowCounter,
+  type RecentKeys,
+  type WindowCounter,
+} from '../counters/window-counters.js';
 
 /** The shared counters' health, for /readyz: `undefined` without REDIS_URL (counters in memory). */
 export interface RateLimitStoreStatus {
@@ -24,7 +31,10 @@ export class RateLimitStores implements RateLimitStoreStatus {
   private readonly redis: GuardedRedis | undefined;
   private readonly prefix: string;
 
-  constructor(config: Pick<Config, 'redisUrl' | 'rateLimitRedisPrefix' | 'rateLimitRedisTimeoutMs' | 'rateLimitRedisBreakerMs'>, logger: Logger) {
+  constructor(
+    config: Pick<Config, 'redisUrl' | 'rateLimitRedisPrefix' | 'rateLimitRedisTimeoutMs' | 'rateLimitRedisBreakerMs'>,
+    logger: Logger,
+  ) {
     this.prefix = config.rateLimitRedisPrefix;
     if (!config.redisUrl) return;
     this.redis = new GuardedRedis({

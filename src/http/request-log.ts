@@ -62,7 +62,13 @@ export function requestLog(logger: Logger): RequestHandler {
     const state = new RequestState(logger, new LazyRequestInfo(req, id));
     (res.locals as { api: ApiRequestState }).api = state;
     const done = (completed: boolean) => {
-      const line = { reqId: id, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) };
+      const line = {
+        reqId: id,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      };
       if (!completed) logger.warn(line, 'request aborted');
       else if (res.statusCode >= 500) logger.error(line, 'request completed');
       else logger.info(line, 'request completed');

@@ -1,9 +1,7 @@
 import type { Operation } from 'openapi-backend';
 
 export type RouteMatch =
-  | { kind: 'operation'; operation: Operation }
-  | { kind: 'not-found' }
-  | { kind: 'method-not-allowed'; allowed: string[] };
+  { kind: 'operation'; operation: Operation } | { kind: 'not-found' } | { kind: 'method-not-allowed'; allowed: string[] };
 
 interface TemplateRoute {
   /** The spec's path template, `/v1/orders/{id}`. */
@@ -41,10 +39,25 @@ export class RouteTable {
       }
       let route = templates.get(operation.path);
       if (!route) {
-        const pattern = operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+');
+        const pattern = operation.path
+          .split(/\{[^}]+\}/)
+          .map(escapeRegExp)
+          .join('[^/]+');
         const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-        const capture = new RegExp(`^${operation.path.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]*)')}$`);
-        route = { path: operation.path, pattern: new RegExp(`^${pattern}$`), capture, names, specificity: operation.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
+        const capture = new RegExp(
+          `^${operation.path
+            .split(/\{[^}]+\}/)
+            .map(escapeRegExp)
+            .join('([^/]*)')}$`,
+        );
+        route = {
+          path: operation.path,
+          pattern: new RegExp(`^${pattern}$`),
+          capture,
+          names,
+          specificity: operation.path.replace(/\{.*?\}/g, '').length,
+          byMethod: new Map(),
+        };
         templates.set(operation.path, route);
       }
       route.byMethod.set(method, operation);
@@ -129,7 +142,8 @@ export function parseMatchedRequest(table: RouteTable, request: ParsableRequest,
   }
   const query: Record<string, unknown> = {};
   const given = request.query;
-  if (given) for (const name in given) if (Object.hasOwn(given, name)) query[name] = Array.isArray(given[name]) ? [...given[name]] : given[name];
+  if (given)
+    for (const name in given) if (Object.hasOwn(given, name)) query[name] = Array.isArray(given[name]) ? [...given[name]] : given[name];
   return {
     method: request.method.toLowerCase(),
     path: RouteTable.normalize(request.path),

@@ -65,7 +65,10 @@ export function tokenFailureLimits(stores: RateLimitStores, limits: TokenFailure
     const pairKey = `${clientId} ${limits.address(req)}`;
     Promise.all([pairs.get(pairKey), clients.get(clientId)])
       .then(async ([pair, client]) => {
-        addQuotaHeaders(res, [quota('token-failures', limits.perAddress, pairKey, pair), quota('token-client-failures', limits.perClient, clientId, client)]);
+        addQuotaHeaders(res, [
+          quota('token-failures', limits.perAddress, pairKey, pair),
+          quota('token-client-failures', limits.perClient, clientId, client),
+        ]);
         if (exceeded(pair, limits.perAddress)) {
           const detail = `This client failed authentication ${limits.perAddress} times in a minute from this address; wait Retry-After seconds before trying again.`;
           return refuse(limits.baseUrl, req, res, { policy: 'token-failures', detail, resetTime: pair!.resetTime, oauth: true });

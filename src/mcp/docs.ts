@@ -9,7 +9,9 @@ const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
 function hints(annotations: Record<string, unknown> = {}): string {
   if (annotations.readOnlyHint) return 'read-only';
-  return [annotations.destructiveHint ? 'destructive' : 'additive', annotations.idempotentHint ? 'idempotent' : 'not idempotent'].join(', ');
+  return [annotations.destructiveHint ? 'destructive' : 'additive', annotations.idempotentHint ? 'idempotent' : 'not idempotent'].join(
+    ', ',
+  );
 }
 
 /** `/docs/mcp`: how an assistant connects, and the tools and resources, from the same catalogue the server lists. */
@@ -21,7 +23,12 @@ export function mcpDocsPage(catalogue: McpCatalogue): RequestHandler {
       return `<dt>${code(tool.name)} — ${escapeHtml(tool.title ?? tool.name)}</dt><dd>scopes ${code(scopes)} · ${hints(tool.annotations)}</dd>`;
     })
     .join('');
-  const listed = resources.map(({ resource }) => `<dt>${code(resource.uri)} (${escapeHtml(resource.mimeType ?? '')})</dt><dd>${escapeHtml(resource.description ?? '')}</dd>`).join('');
+  const listed = resources
+    .map(
+      ({ resource }) =>
+        `<dt>${code(resource.uri)} (${escapeHtml(resource.mimeType ?? '')})</dt><dd>${escapeHtml(resource.description ?? '')}</dd>`,
+    )
+    .join('');
   const body = `<p><a href="/docs">API reference</a> · <a href="/problems">Problem types</a></p>
 <h1>MCP server</h1>
 <p>AI assistants reach the service through the Model Context Protocol (Streamable HTTP, stateless) at ${code(url)}.

@@ -33,7 +33,11 @@ const BATCH_REFUSED: Reply = {
   body: {
     jsonrpc: '2.0',
     id: null,
-    error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed batching); send one JSON-RPC message per HTTP request.' },
+    error: {
+      code: -32600,
+      message:
+        'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed batching); send one JSON-RPC message per HTTP request.',
+    },
   },
 };
 
@@ -61,13 +65,19 @@ async function authenticate(services: Services, authorization: string | undefine
  * transport speaks, and the scopes of the tool or resource a request names, so that a missing scope is an HTTP
  * 403 with its `WWW-Authenticate` challenge as the MCP authorization specification asks (clients step up on it).
  */
-async function admit(req: Request, services: Services, catalogue: McpCatalogue, state: ApiRequestState): Promise<{ caller: McpCaller; message: unknown }> {
+async function admit(
+  req: Request,
+  services: Services,
+  catalogue: McpCatalogue,
+  state: ApiRequestState,
+): Promise<{ caller: McpCaller; message: unknown }> {
   if (req.method !== 'POST') {
     const detail = `${req.method} is not allowed here; the MCP server is stateless and answers POST only.`;
     throw new ReplyError(problemReply('method-not-allowed', catalogue.baseUrl, { detail, headers: { Allow: 'POST' } }));
   }
   const principal = await authenticate(services, req.headers.authorization);
-  if (!principal.scopes.has(MCP_SCOPE)) throw new AuthorizationError('insufficient_scope', `The MCP server requires the scope "${MCP_SCOPE}".`, MCP_SCOPE);
+  if (!principal.scopes.has(MCP_SCOPE))
+    throw new AuthorizationError('insufficient_scope', `The MCP server requires the scope "${MCP_SCOPE}".`, MCP_SCOPE);
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     throw new ProblemError('not-acceptable', 'MCP clients must accept both application/json and text/event-stream (Streamable HTTP).');
@@ -77,7 +87,13 @@ async function admit(req: Request, services: Services, catalogue: McpCatalogue, 
   if (Array.isArray(message)) throw new BatchRefused();
   const { ip, userAgent } = state.requestInfo;
   const key = req.headers['idempotency-key'];
-  const caller: McpCaller = { principal, origin: { ip, userAgent }, requestId: state.requestInfo.id, log: state.log, key: typeof key === 'string' ? key : undefined };
+  const caller: McpCaller = {
+    principal,
+    origin: { ip, userAgent },
+    requestId: state.requestInfo.id,
+    log: state.log,
+    key: typeof key === 'string' ? key : undefined,
+  };
   const operationId = catalogue.operationOf(message);
   if (operationId) authorize(principal, operationId, caller.origin, 'mcp');
   return { caller, message };

@@ -28,17 +28,26 @@ function originOf(value: string): string | undefined {
  * MCP SDK's transport has the same check (`enableDnsRebindingProtection`), but it answers a JSON-RPC error after
  * authentication; this answers the API's problem before anything else is done.
  */
-export function originGuard(baseUrl: string, allowedOrigins: readonly string[]): (headers: IncomingHttpHeaders) => ProblemError | undefined {
+export function originGuard(
+  baseUrl: string,
+  allowedOrigins: readonly string[],
+): (headers: IncomingHttpHeaders) => ProblemError | undefined {
   const own = new URL(baseUrl);
   const origins = new Set([own.origin, ...allowedOrigins]);
   const local = LOOPBACK.has(own.hostname);
   return (headers) => {
     const origin = headers.origin;
     if (origin !== undefined && !origins.has(originOf(origin) ?? '')) {
-      return new ProblemError('origin-not-allowed', `Requests from the origin "${origin.slice(0, 200)}" are not allowed here; the MCP server accepts its own origin (${own.origin}), those its operator allows, and requests without Origin.`);
+      return new ProblemError(
+        'origin-not-allowed',
+        `Requests from the origin "${origin.slice(0, 200)}" are not allowed here; the MCP server accepts its own origin (${own.origin}), those its operator allows, and requests without Origin.`,
+      );
     }
     if (local && !LOOPBACK.has(hostnameOf(headers.host ?? '') ?? '')) {
-      return new ProblemError('origin-not-allowed', `This MCP server runs on ${own.hostname} and answers only a loopback Host (localhost, 127.0.0.1, [::1]), not "${(headers.host ?? '').slice(0, 200)}".`);
+      return new ProblemError(
+        'origin-not-allowed',
+        `This MCP server runs on ${own.hostname} and answers only a loopback Host (localhost, 127.0.0.1, [::1]), not "${(headers.host ?? '').slice(0, 200)}".`,
+      );
     }
     return undefined;
   };

@@ -32,7 +32,8 @@ export const resources: ResourceDefinition[] = [
       uri: 'ias://policies/current',
       name: 'current-policy',
       title: 'Current investment policy',
-      description: "The account's investment policy in force (JSON, as getCurrentPolicy answers): risk limits, target allocation, consent record.",
+      description:
+        "The account's investment policy in force (JSON, as getCurrentPolicy answers): risk limits, target allocation, consent record.",
       mimeType: 'application/json',
     },
     operationId: 'getCurrentPolicy',

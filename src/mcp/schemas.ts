@@ -31,9 +31,12 @@ export function selfContained(schema: Json, document: Json, trail: readonly stri
       result = { ...selfContained(target(document, value), document, [...trail, value]), ...result };
     } else if (key === 'properties' || key === '$defs' || key === 'patternProperties') {
       // Member names are data, not keywords: a property called `example` is kept.
-      result[key] = Object.fromEntries(Object.entries(value as Json).map(([name, member]) => [name, selfContained(member, document, trail)]));
+      result[key] = Object.fromEntries(
+        Object.entries(value as Json).map(([name, member]) => [name, selfContained(member, document, trail)]),
+      );
     } else if (!OPENAPI_ONLY.has(key) && !key.startsWith('x-')) {
-      result[key] = key === 'examples' || key === 'const' || key === 'enum' || key === 'default' ? value : selfContained(value, document, trail);
+      result[key] =
+        key === 'examples' || key === 'const' || key === 'enum' || key === 'default' ? value : selfContained(value, document, trail);
     }
   }
   return result;

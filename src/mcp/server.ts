@@ -90,7 +90,11 @@ export class McpCatalogue {
   problemOf(problem: ProblemError, caller: McpCaller, operationId?: BearerOperationId): ProblemDocument {
     const retryAfter = retryAfterSeconds(problem);
     const operation = operationId && this.contract.operation(operationId);
-    return { ...documentOf(problem, this.baseUrl, 'mcp', operation), ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}), request_id: caller.requestId };
+    return {
+      ...documentOf(problem, this.baseUrl, 'mcp', operation),
+      ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+      request_id: caller.requestId,
+    };
   }
 
   /** A tool call's outcome as its result (and what a key stores): the answer as JSON, or `isError` with the problem. */
@@ -116,7 +120,15 @@ export class McpCatalogue {
     const header = key === undefined ? {} : { 'idempotency-key': key };
     const { answer, replayed } = await this.pipeline.run(
       services,
-      { operationId: definition.operationId, channel: 'mcp', principal, origin, log, input: () => ({ ...inputOf(definition, args), header }), key },
+      {
+        operationId: definition.operationId,
+        channel: 'mcp',
+        principal,
+        origin,
+        log,
+        input: () => ({ ...inputOf(definition, args), header }),
+        key,
+      },
       this.presentTool(caller),
     );
     if (replayed) caller.onReplay?.();
@@ -129,12 +141,21 @@ export class McpCatalogue {
     if (!definition) throw new JsonRpcError(RESOURCE_NOT_FOUND, `There is no resource ${uri}.`, { uri });
     const { principal, origin, log } = caller;
     let failure: ProblemDocument | undefined;
-    const { answer } = await this.pipeline.run(services, { operationId: definition.operationId, channel: 'mcp', principal, origin, log, input: () => ({}) }, (outcome): Answer => {
-      if (outcome.ok) return { status: 200, body: (definition as ResourceDefinition<BearerOperationId>).contents(outcome.value) };
-      failure = this.problemOf(outcome.problem, caller);
-      return { status: failure.status };
-    });
-    if (failure) throw new JsonRpcError(failure.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, failure.detail ?? failure.title, failure);
+    const { answer } = await this.pipeline.run(
+      services,
+      { operationId: definition.operationId, channel: 'mcp', principal, origin, log, input: () => ({}) },
+      (outcome): Answer => {
+        if (outcome.ok) return { status: 200, body: (definition as ResourceDefinition<BearerOperationId>).contents(outcome.value) };
+        failure = this.problemOf(outcome.problem, caller);
+        return { status: failure.status };
+      },
+    );
+    if (failure)
+      throw new JsonRpcError(
+        failure.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
+        failure.detail ?? failure.title,
+        failure,
+      );
     return { contents: [{ uri, mimeType: definition.resource.mimeType, ...(answer.body as object) }] };
   }
 
@@ -146,7 +167,9 @@ export class McpCatalogue {
       { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools.map((t) => t.tool) }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => this.callTool(services, caller, request.params.name, request.params.arguments ?? {}));
+    server.setRequestHandler(CallToolRequestSchema, (request) =>
+      this.callTool(services, caller, request.params.name, request.params.arguments ?? {}),
+    );
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: resources.map((r) => r.resource) }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => this.readResource(services, caller, request.params.uri));
     return server;

@@ -28,19 +28,24 @@ function inputSchema(operation: ContractOperation, document: Json): Json {
   const properties: Json = {};
   const required: string[] = [];
   for (const parameter of operation.parameters) {
-    properties[parameter.name] = { ...selfContained(parameter.schema, document), ...(parameter.description ? { description: parameter.description } : {}) };
+    properties[parameter.name] = {
+      ...selfContained(parameter.schema, document),
+      ...(parameter.description ? { description: parameter.description } : {}),
+    };
     if (parameter.required) required.push(parameter.name);
   }
   let additionalProperties: unknown = false;
   if (operation.body) {
     const body = selfContained(operation.body.schema, document);
-    if (body.type !== 'object' || !body.properties) throw new Error(`${operation.operationId}: only an object body can be flattened into tool arguments`);
+    if (body.type !== 'object' || !body.properties)
+      throw new Error(`${operation.operationId}: only an object body can be flattened into tool arguments`);
     for (const [name, member] of Object.entries(body.properties as Json)) {
       if (name in properties) throw new Error(`${operation.operationId}: body member "${name}" collides with a parameter of that name`);
       properties[name] = member;
     }
     const members = (body.required ?? []) as string[];
-    if (!operation.body.required && members.length > 0) throw new Error(`${operation.operationId}: an optional body with required members cannot be flattened`);
+    if (!operation.body.required && members.length > 0)
+      throw new Error(`${operation.operationId}: an optional body with required members cannot be flattened`);
     required.push(...members);
     additionalProperties = body.additionalProperties ?? true;
   }

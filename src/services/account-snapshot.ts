@@ -43,7 +43,14 @@ export interface AccountSnapshot {
  * total, account_days), in one statement. A policy in force that is invalid (stored before limits were bounded) is 409 `policy-invalid`: every
  * reader of a snapshot uses the policy.
  */
-export async function readSnapshot(db: Queryable, accountId: string, startingCash: string, dayStart: Date, now: Date, clientId: string): Promise<AccountSnapshot> {
+export async function readSnapshot(
+  db: Queryable,
+  accountId: string,
+  startingCash: string,
+  dayStart: Date,
+  now: Date,
+  clientId: string,
+): Promise<AccountSnapshot> {
   const row = await db
     .selectFrom('accounts as a')
     .leftJoin('paper_accounts as pa', 'pa.account_id', 'a.id')
@@ -55,7 +62,15 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
           .leftJoin('ideas as i', 'i.id', 'o.idea_id')
           .selectAll('o')
           .select(['i.mode', sql<string>`o.quantity::text`.as('quantity'), sql<string>`o.notional::text`.as('notional')])
-          .select((e) => jsonArrayFrom(e.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
+          .select((e) =>
+            jsonArrayFrom(
+              e
+                .selectFrom('order_events as e')
+                .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+                .whereRef('e.order_id', '=', 'o.id')
+                .orderBy('e.id'),
+            ).as('events'),
+          )
           .whereRef('o.account_id', '=', 'a.id')
           .where('o.status', '=', 'proposed')
           .where('o.expires_at', '>', now)
@@ -65,11 +80,18 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
       jsonArrayFrom(
         eb
           .selectFrom('positions as s')
-          .select(['s.symbol', sql<string>`s.quantity::text`.as('quantity'), sql<string>`s.average_cost::text`.as('average_cost'), 's.updated_at'])
+          .select([
+            's.symbol',
+            sql<string>`s.quantity::text`.as('quantity'),
+            sql<string>`s.average_cost::text`.as('average_cost'),
+            's.updated_at',
+          ])
           .whereRef('s.account_id', '=', 'a.id')
           .orderBy('s.symbol'),
       ).as('positions'),
-      jsonObjectFrom(eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'a.id').orderBy('p.version', 'desc').limit(1)).as('policy'),
+      jsonObjectFrom(
+        eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'a.id').orderBy('p.version', 'desc').limit(1),
+      ).as('policy'),
       eb
         .selectFrom('account_days as d')
         .select(sql<string>`d.traded_notional::text`.as('total'))
@@ -83,7 +105,12 @@ export async function readSnapshot(db: Queryable, accountId: string, startingCas
     cash: dec(row.cash ?? startingCash),
     currency: row.currency ?? PAPER_CURRENCY,
     updated_at: new Date(row.updated_at ?? row.created_at),
-    positions: row.positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
+    positions: row.positions.map((p) => ({
+      symbol: p.symbol,
+      quantity: dec(p.quantity),
+      average_cost: dec(p.average_cost),
+      updated_at: new Date(p.updated_at),
+    })),
     policy: row.policy ? validPolicy(row.policy as unknown as PolicyRow) : null,
     tradedToday: dec(row.traded_today ?? '0'),
     pending: row.pending.map(({ mode, events, ...o }) => ({

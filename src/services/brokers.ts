@@ -9,7 +9,14 @@ const PAPER: Broker = {
   name: 'Paper brokerage (built in)',
   status: 'active',
   markets: ['US'],
-  capabilities: { order_types: ['market', 'limit'], fractional_shares: true, short_selling: false, asset_classes: ['equity', 'etf'], paper: true, live: false },
+  capabilities: {
+    order_types: ['market', 'limit'],
+    fractional_shares: true,
+    short_selling: false,
+    asset_classes: ['equity', 'etf'],
+    paper: true,
+    live: false,
+  },
 };
 
 /** Markets the built-in paper broker trades: portfolios, ideas and policies are limited to them. */

@@ -89,7 +89,8 @@ export class ChallengeService {
     const challenge = solution.slice(0, colon);
     const nonce = solution.slice(colon + 1);
     const parts = CHALLENGE.exec(challenge);
-    if (colon < 0 || !parts || !/^\d{1,20}$/.test(nonce)) throw new ProblemError('challenge-malformed', `A solution must be ${SOLUTION_FORMAT}. ${WHAT_TO_DO}`);
+    if (colon < 0 || !parts || !/^\d{1,20}$/.test(nonce))
+      throw new ProblemError('challenge-malformed', `A solution must be ${SOLUTION_FORMAT}. ${WHAT_TO_DO}`);
     const [, issuedFor, difficultyText, expiresText, , signature] = parts;
     const unsigned = challenge.slice(0, challenge.lastIndexOf('.'));
     if (!timingSafeEqual(Buffer.from(signature!), Buffer.from(this.sign(unsigned)))) {
@@ -98,16 +99,25 @@ export class ChallengeService {
     const expiresAt = new Date(Number(expiresText) * 1000);
     if (expiresAt <= now) throw new ProblemError('challenge-expired', `The challenge expired at ${expiresAt.toISOString()}. ${WHAT_TO_DO}`);
     if (issuedFor !== 'any' && issuedFor !== purpose) {
-      throw new ProblemError('challenge-failed', `The challenge was issued for ${issuedFor}, not ${purpose}. Get one issued for ${purpose}.`);
+      throw new ProblemError(
+        'challenge-failed',
+        `The challenge was issued for ${issuedFor}, not ${purpose}. Get one issued for ${purpose}.`,
+      );
     }
     const difficulty = Number(difficultyText);
     const needed = await this.difficultyFor(origin.ip, now);
     if (difficulty < needed) {
-      throw new ProblemError('challenge-failed', `After repeated failures from your address a solution needs ${needed} bits; this challenge has ${difficulty}. ${WHAT_TO_DO}`);
+      throw new ProblemError(
+        'challenge-failed',
+        `After repeated failures from your address a solution needs ${needed} bits; this challenge has ${difficulty}. ${WHAT_TO_DO}`,
+      );
     }
     const digest = createHash('sha256').update(`${challenge}:${nonce}`, 'utf8').digest();
     if (leadingZeroBits(digest) < difficulty) {
-      throw new ProblemError('challenge-failed', `SHA-256 of "<challenge>:${nonce}" does not start with ${difficulty} zero bits; keep searching for a nonce that does.`);
+      throw new ProblemError(
+        'challenge-failed',
+        `SHA-256 of "<challenge>:${nonce}" does not start with ${difficulty} zero bits; keep searching for a nonce that does.`,
+      );
     }
     const first = await this.db
       .insertInto('solved_challenges')

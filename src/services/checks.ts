@@ -60,7 +60,10 @@ export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, 
   const notional = worstCaseNotional(trade, quote.price);
   const restricted = !reducesPosition(trade, account);
   if (restricted && !limits.allowed_markets.includes(trade.market)) {
-    failed.push({ check: 'policy.market', message: `Market ${trade.market} is not among the policy's allowed markets (${limits.allowed_markets.join(', ')}).` });
+    failed.push({
+      check: 'policy.market',
+      message: `Market ${trade.market} is not among the policy's allowed markets (${limits.allowed_markets.join(', ')}).`,
+    });
   }
   if (restricted && limits.allowed_symbols && !limits.allowed_symbols.includes(trade.symbol)) {
     failed.push({ check: 'policy.symbol_allowed', message: `${trade.symbol} is not among the policy's allowed symbols.` });
@@ -69,7 +72,10 @@ export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, 
     failed.push({ check: 'policy.symbol_blocked', message: `${trade.symbol} is blocked by the policy.` });
   }
   if (notional.greaterThan(limits.max_order_notional)) {
-    failed.push({ check: 'policy.max_order_notional', message: `Order notional ${money(notional)} exceeds the policy's maximum of ${money(dec(limits.max_order_notional))}.` });
+    failed.push({
+      check: 'policy.max_order_notional',
+      message: `Order notional ${money(notional)} exceeds the policy's maximum of ${money(dec(limits.max_order_notional))}.`,
+    });
   }
   if (trade.side === 'buy') {
     const held = account.held.get(trade.symbol) ?? new D(0);
@@ -97,12 +103,18 @@ export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountSta
   const failed: FailedCheck[] = [];
   const notional = worstCaseNotional(trade, quote.price);
   if (trade.side === 'buy' && notional.greaterThan(account.cash)) {
-    failed.push({ check: 'risk.buying_power', message: `Buying needs up to ${money(notional)} but the account has ${money(account.cash)} in cash.` });
+    failed.push({
+      check: 'risk.buying_power',
+      message: `Buying needs up to ${money(notional)} but the account has ${money(account.cash)} in cash.`,
+    });
   }
   if (trade.side === 'sell') {
     const held = account.held.get(trade.symbol) ?? new D(0);
     if (trade.quantity.greaterThan(held)) {
-      failed.push({ check: 'risk.position', message: `Selling ${trade.quantity.toFixed()} ${trade.symbol} but the account holds ${held.toFixed()}; short selling is not allowed.` });
+      failed.push({
+        check: 'risk.position',
+        message: `Selling ${trade.quantity.toFixed()} ${trade.symbol} but the account holds ${held.toFixed()}; short selling is not allowed.`,
+      });
     }
   }
   if (trade.limit_price) {
@@ -115,10 +127,16 @@ export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountSta
     }
   }
   if (trade.quantity.greaterThan(RISK_LIMITS.maxQuantity) || notional.greaterThan(RISK_LIMITS.maxNotional)) {
-    failed.push({ check: 'risk.max_quantity', message: `Orders are limited to ${RISK_LIMITS.maxQuantity.toFixed()} shares and ${money(RISK_LIMITS.maxNotional)} notional.` });
+    failed.push({
+      check: 'risk.max_quantity',
+      message: `Orders are limited to ${RISK_LIMITS.maxQuantity.toFixed()} shares and ${money(RISK_LIMITS.maxNotional)} notional.`,
+    });
   }
   if (recentDuplicate) {
-    failed.push({ check: 'risk.duplicate_order', message: `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.` });
+    failed.push({
+      check: 'risk.duplicate_order',
+      message: `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`,
+    });
   }
   const age = now.getTime() - quote.as_of.getTime();
   if (age > RISK_LIMITS.maxPriceAgeMs) {

@@ -107,7 +107,12 @@ export class ClientService implements ClientStatusSource {
 
   /** The signed-in human's clients (dashboard), oldest first. */
   async listFor(actor: Actor<'listClients'>): Promise<ClientView[]> {
-    const rows = await this.db.selectFrom('api_clients').selectAll().where('account_id', '=', actor.accountId).orderBy('created_at').execute();
+    const rows = await this.db
+      .selectFrom('api_clients')
+      .selectAll()
+      .where('account_id', '=', actor.accountId)
+      .orderBy('created_at')
+      .execute();
     return rows.map(view);
   }
 
@@ -142,7 +147,13 @@ export class ClientService implements ClientStatusSource {
     const secret = newSecret('ias_secret');
     const row = await this.db
       .insertInto('api_clients')
-      .values({ client_id: newId('ias_client'), account_id: accountId, name: name?.trim() || 'API client', scopes: scopes.join(' '), secret_hash: await this.hasher.hash(secret) })
+      .values({
+        client_id: newId('ias_client'),
+        account_id: accountId,
+        name: name?.trim() || 'API client',
+        scopes: scopes.join(' '),
+        secret_hash: await this.hasher.hash(secret),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { ...view(row), client_secret: secret };
@@ -182,7 +193,11 @@ export class ClientService implements ClientStatusSource {
 
   /** Whether `secret` is the live client's secret, without recording a use (the demo seed checks its saved copy). */
   async secretMatches(clientId: string, secret: string): Promise<boolean> {
-    const row = await this.db.selectFrom('api_clients').select(['secret_hash', 'revoked_at']).where('client_id', '=', clientId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('api_clients')
+      .select(['secret_hash', 'revoked_at'])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
     return (await this.hasher.verify(secret, row?.secret_hash)) && !row?.revoked_at;
   }
 
@@ -194,7 +209,9 @@ export class ClientService implements ClientStatusSource {
     // and a revocation is read from the row, so both take effect at once.
     const mac = createHmac('sha256', this.secretMacKey).update(`${clientId}\n${secret}`).digest();
     const cached = this.verifiedSecrets.get(clientId);
-    const remembered = Boolean(row?.secret_hash && cached && cached.until > Date.now() && cached.hash === row.secret_hash && timingSafeEqual(cached.mac, mac));
+    const remembered = Boolean(
+      row?.secret_hash && cached && cached.until > Date.now() && cached.hash === row.secret_hash && timingSafeEqual(cached.mac, mac),
+    );
     const matches = remembered || (await this.hasher.verify(secret, row?.secret_hash));
     if (!row || !matches || row.revoked_at) return null;
     if (!remembered) {

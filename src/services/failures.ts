@@ -58,7 +58,13 @@ export class FailureCounters {
       .executeTakeFirstOrThrow();
     const lock = lockFor(kind, failures);
     const lockedUntil = lock > 0 ? new Date(now.getTime() + lock) : null;
-    if (lockedUntil) await this.db.updateTable('failure_counters').set({ locked_until: lockedUntil }).where('kind', '=', kind).where('key', '=', key).execute();
+    if (lockedUntil)
+      await this.db
+        .updateTable('failure_counters')
+        .set({ locked_until: lockedUntil })
+        .where('kind', '=', kind)
+        .where('key', '=', key)
+        .execute();
     return { failures, lockedUntil };
   }
 

@@ -48,7 +48,10 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
   const own = input.assumptions;
   const defaults = market.assumptions;
   if (!own && !defaults) {
-    throw invalidField('assumptions', `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} (recomputed from a shipped data set); give your own expected_return and volatility`);
+    throw invalidField(
+      'assumptions',
+      `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} (recomputed from a shipped data set); give your own expected_return and volatility`,
+    );
   }
   const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
   const expectedReturn = own?.expected_return ?? defaults!.expected_return;

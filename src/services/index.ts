@@ -110,12 +110,22 @@ export async function createServices(
   // Failure counts, solved challenges and sessions live outside any request transaction: a refused attempt
   // still counts, and a consumed challenge stays consumed, whatever happens to the rest of the request.
   const failures = new FailureCounters(db.kysely);
-  const challenges = new ChallengeService(db.kysely, await loadHmacKey(db.kysely, 'challenge', config.challengeSecret), clock, config.powDifficulty, failures);
+  const challenges = new ChallengeService(
+    db.kysely,
+    await loadHmacKey(db.kysely, 'challenge', config.challengeSecret),
+    clock,
+    config.powDifficulty,
+    failures,
+  );
   const sessions = new SessionService(db.kysely, clock, await loadHmacKey(db.kysely, 'csrf'));
   const prices = overrides.prices ?? new SimulatedPriceSource();
   const meta = new MetaService({ store: new Store(db.kysely), clock, prices, config }, document);
   // Heavy computations: one pool of threads per process, and each client's CPU budget in the shared counters.
-  const compute = new ComputePool({ threads: config.computeThreads, queueLength: config.computeQueueLength, deadlineMs: config.requestTimeoutMs });
+  const compute = new ComputePool({
+    threads: config.computeThreads,
+    queueLength: config.computeQueueLength,
+    deadlineMs: config.requestTimeoutMs,
+  });
   const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
   const webhooks = new WebhookEndpoints(db.kysely, clock, config.webhooks.allowPrivateNetworks);
 

@@ -43,7 +43,11 @@ export class KillSwitchNames {
     const state = await effectiveKillSwitch(this.db(), actor.accountId);
     if (!state.engaged) return { ...state, engaged_by_name: null };
     const scope = state.level === 'global' ? GLOBAL_SCOPE : actor.accountId;
-    const row = await this.db().selectFrom('kill_switches as k').select(names('k.engaged_by', actor.accountId)).where('k.scope', '=', scope).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('kill_switches as k')
+      .select(names('k.engaged_by', actor.accountId))
+      .where('k.scope', '=', scope)
+      .executeTakeFirst();
     return { ...state, engaged_by_name: nameOf(state.engaged_by, row?.client_name ?? null, row?.person_name ?? null) };
   }
 

@@ -27,7 +27,12 @@ export function killSwitchView(row: KillSwitchRow | null | undefined): KillSwitc
 
 /** The switch in force for an account: the global one wins over the account's own. */
 export async function effectiveKillSwitch(db: Queryable, accountId: string): Promise<KillSwitch> {
-  const rows = await db.selectFrom('kill_switches').selectAll().where('scope', 'in', [GLOBAL_SCOPE, accountId]).where('engaged', '=', true).execute();
+  const rows = await db
+    .selectFrom('kill_switches')
+    .selectAll()
+    .where('scope', 'in', [GLOBAL_SCOPE, accountId])
+    .where('engaged', '=', true)
+    .execute();
   return killSwitchView(rows.find((r) => r.scope === GLOBAL_SCOPE) ?? rows[0]);
 }
 
@@ -36,7 +41,9 @@ export async function engage(db: Queryable, scope: string, by: string, reason: s
   const changed = await db
     .insertInto('kill_switches')
     .values({ scope, engaged: true, reason, engaged_at: at, engaged_by: by })
-    .onConflict((c) => c.column('scope').doUpdateSet({ engaged: true, reason, engaged_at: at, engaged_by: by }).where('kill_switches.engaged', '=', false))
+    .onConflict((c) =>
+      c.column('scope').doUpdateSet({ engaged: true, reason, engaged_at: at, engaged_by: by }).where('kill_switches.engaged', '=', false),
+    )
     .returning('scope')
     .executeTakeFirst();
   if (changed) {
@@ -69,16 +76,23 @@ export async function release(db: Queryable, scope: string, by: string, reason: 
  */
 async function publishSwitch(db: Queryable, scope: string, type: 'kill_switch.engaged' | 'kill_switch.released', at: Date): Promise<void> {
   const accounts =
-    scope === GLOBAL_SCOPE
-      ? (await db.selectFrom('accounts').select('id').orderBy('id').execute()).map((a) => a.id)
-      : [scope];
-  const engaged = await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', 'in', [GLOBAL_SCOPE, ...(scope === GLOBAL_SCOPE ? [] : [scope])]).execute();
+    scope === GLOBAL_SCOPE ? (await db.selectFrom('accounts').select('id').orderBy('id').execute()).map((a) => a.id) : [scope];
+  const engaged = await db
+    .selectFrom('kill_switches')
+    .selectAll()
+    .where('engaged', '=', true)
+    .where('scope', 'in', [GLOBAL_SCOPE, ...(scope === GLOBAL_SCOPE ? [] : [scope])])
+    .execute();
   // Engaged switches by scope: the global one under `global`, an account's under its id (no account id is `global`).
   const byScope = new Map(engaged.map((row) => [row.scope, row]));
   const global = byScope.get(GLOBAL_SCOPE);
   const own =
     scope === GLOBAL_SCOPE && !global
-      ? new Map((await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', '<>', GLOBAL_SCOPE).execute()).map((row) => [row.scope, row]))
+      ? new Map(
+          (await db.selectFrom('kill_switches').selectAll().where('engaged', '=', true).where('scope', '<>', GLOBAL_SCOPE).execute()).map(
+            (row) => [row.scope, row],
+          ),
+        )
       : byScope;
   const CHUNK = 1000;
   for (let i = 0; i < accounts.length; i += CHUNK) {

@@ -41,8 +41,10 @@ export async function readPaperAccount(db: Queryable, accountId: string, startin
 }
 
 /** The paper-account lock every approval takes first, compiled once (db/compiled-query.ts). */
-const paperAccountLock = new CompiledOnce(['accountId'] as const, (db: Kysely<Database> | Transaction<Database>, v: { accountId: string }) =>
-  db.selectFrom('paper_accounts').selectAll().where('account_id', '=', v.accountId).forUpdate(),
+const paperAccountLock = new CompiledOnce(
+  ['accountId'] as const,
+  (db: Kysely<Database> | Transaction<Database>, v: { accountId: string }) =>
+    db.selectFrom('paper_accounts').selectAll().where('account_id', '=', v.accountId).forUpdate(),
 );
 
 /** The paper-account lock with an account that does not exist: prepared on each connection before the service is ready. */
@@ -65,7 +67,12 @@ export async function lockPaperAccount(trx: Transaction<Database>, accountId: st
 
 export async function positionsOf(db: Queryable, accountId: string): Promise<Position[]> {
   const rows = await db.selectFrom('positions').selectAll().where('account_id', '=', accountId).orderBy('symbol').execute();
-  return rows.map((r) => ({ symbol: r.symbol, quantity: dec(r.quantity), average_cost: dec(r.average_cost), updated_at: new Date(r.updated_at) }));
+  return rows.map((r) => ({
+    symbol: r.symbol,
+    quantity: dec(r.quantity),
+    average_cost: dec(r.average_cost),
+    updated_at: new Date(r.updated_at),
+  }));
 }
 
 /** A fill as the ledger needs it to undo it. */
@@ -78,11 +85,17 @@ export interface FillRecord {
 }
 
 /** The position a fill leaves: buys move the average cost; sells realise P&L and leave it as it was. */
-export function positionAfterFill(held: Position | undefined, side: 'buy' | 'sell', quantity: Dec, price: Dec): { quantity: Dec; average_cost: Dec } {
+export function positionAfterFill(
+  held: Position | undefined,
+  side: 'buy' | 'sell',
+  quantity: Dec,
+  price: Dec,
+): { quantity: Dec; average_cost: Dec } {
   const heldQuantity = held?.quantity ?? new D(0);
   const heldCost = held?.average_cost ?? new D(0);
   const after = side === 'buy' ? heldQuantity.plus(quantity) : heldQuantity.minus(quantity);
-  const averageCost = side === 'buy' && !after.isZero() ? roundPrice(heldQuantity.times(heldCost).plus(quantity.times(price)).dividedBy(after)) : heldCost;
+  const averageCost =
+    side === 'buy' && !after.isZero() ? roundPrice(heldQuantity.times(heldCost).plus(quantity.times(price)).dividedBy(after)) : heldCost;
   return { quantity: after, average_cost: averageCost };
 }
 
@@ -116,14 +129,24 @@ export function valueBefore(prices: PriceSource, cash: Dec, positions: Position[
     const current = held.get(fill.symbol) ?? { symbol: fill.symbol, quantity: new D(0), average_cost: new D(0), updated_at: at };
     held.set(fill.symbol, { ...current, quantity: current.quantity.plus(dec(fill.quantity).times(sign)) });
   }
-  return value(prices, before, [...held.values()].filter((p) => !p.quantity.isZero()), at);
+  return value(
+    prices,
+    before,
+    [...held.values()].filter((p) => !p.quantity.isZero()),
+    at,
+  );
 }
 
 /** The account as it stood at `at`, priced at `at`. */
 export async function valueAt(db: Queryable, prices: PriceSource, accountId: string, startingCash: string, at: Date): Promise<Valuation> {
   const account = await readPaperAccount(db, accountId, startingCash);
   const positions = await positionsOf(db, accountId);
-  const later = await db.selectFrom('fills').select(['symbol', 'side', 'quantity', 'notional', 'at']).where('account_id', '=', accountId).where('at', '>', at).execute();
+  const later = await db
+    .selectFrom('fills')
+    .select(['symbol', 'side', 'quantity', 'notional', 'at'])
+    .where('account_id', '=', accountId)
+    .where('at', '>', at)
+    .execute();
   return valueBefore(prices, account.cash, positions, later, at);
 }
 
@@ -146,7 +169,12 @@ export function valueAtDayStart(prices: PriceSource, cash: Dec, positions: Posit
     const current = held.get(symbol) ?? { symbol, quantity: new D(0), average_cost: new D(0), updated_at: dayStart };
     held.set(symbol, { ...current, quantity: current.quantity.minus(bought) });
   }
-  return value(prices, cash.minus(today.cashDelta), [...held.values()].filter((p) => !p.quantity.isZero()), dayStart);
+  return value(
+    prices,
+    cash.minus(today.cashDelta),
+    [...held.values()].filter((p) => !p.quantity.isZero()),
+    dayStart,
+  );
 }
 
 /** A UTC day as PostgreSQL's date: YYYY-MM-DD. */

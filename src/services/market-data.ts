@@ -109,7 +109,10 @@ export class SimulatedPriceSource implements PriceSource {
       phaseList = phases(symbol);
       this.phaseCache.set(symbol, phaseList);
     }
-    const exponent = WAVES.reduce((sum, [amplitude, period], k) => sum + amplitude * Math.sin((2 * Math.PI * minute) / period + phaseList[k]!), 0);
+    const exponent = WAVES.reduce(
+      (sum, [amplitude, period], k) => sum + amplitude * Math.sin((2 * Math.PI * minute) / period + phaseList[k]!),
+      0,
+    );
     const price = roundMoney(dec(instrument.reference_price).times(dec(Math.exp(exponent).toFixed(12))));
     return { symbol, price, as_of: new Date(minute * MINUTE) };
   }

@@ -39,7 +39,7 @@ export const US_DAMODARAN: MarketAssumptions = Object.freeze({
   volatility: 0.1955,
   basis: 'historical' as const,
   reference:
-    'Arithmetic mean and standard deviation of the S&P 500\'s annual total returns (dividends included) 1928–2023, ' +
+    "Arithmetic mean and standard deviation of the S&P 500's annual total returns (dividends included) 1928–2023, " +
     'Damodaran, Historical Returns on Stocks, Bonds and Bills, NYU Stern ' +
     '(https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/histretSP.html); the annual returns ship with the ' +
     'service (data/damodaran-sp500-annual-returns-1928-2023.csv) and a test recomputes both figures from them',
@@ -65,7 +65,9 @@ export const MARKETS: Readonly<Record<string, Market>> = Object.freeze({
 
 /** Markets whose requests may leave out `assumptions`. */
 export function marketsWithAssumptions(): string[] {
-  return Object.values(MARKETS).filter((m) => m.assumptions).map((m) => m.code);
+  return Object.values(MARKETS)
+    .filter((m) => m.assumptions)
+    .map((m) => m.code);
 }
 
 export function supportedMarkets(): string[] {

@@ -42,7 +42,11 @@ function checkResource(resource: string | undefined, baseUrl: string): void {
   const asked = comparableResource(resource);
   const ours = [baseUrl, `${baseUrl}${MCP_PATH}`].map(comparableResource);
   if (asked === null) throw new OAuthError('invalid_target', 'resource must be an absolute URI without a fragment (RFC 8707).');
-  if (!ours.includes(asked)) throw new OAuthError('invalid_target', `resource "${resource}" is not served here; this service is ${baseUrl} (or ${baseUrl}${MCP_PATH}).`);
+  if (!ours.includes(asked))
+    throw new OAuthError(
+      'invalid_target',
+      `resource "${resource}" is not served here; this service is ${baseUrl} (or ${baseUrl}${MCP_PATH}).`,
+    );
 }
 
 function authorizationServerMetadata(baseUrl: string) {
@@ -84,7 +88,8 @@ export class OAuthService {
    */
   async issueToken(form: TokenRequestForm, basic: ClientCredentials | null) {
     const posted = form.client_id !== undefined || form.client_secret !== undefined;
-    if (basic && posted) throw new OAuthError('invalid_request', 'Authenticate with HTTP Basic or with client_id and client_secret in the body, not both.');
+    if (basic && posted)
+      throw new OAuthError('invalid_request', 'Authenticate with HTTP Basic or with client_id and client_secret in the body, not both.');
     if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
     const credentials = basic ?? (posted ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null);
     if (!credentials || !credentials.id || !credentials.secret) {
@@ -102,7 +107,8 @@ export class OAuthService {
     const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope ${unknown.join(', ')}; scopes are ${SCOPES.join(', ')}.`);
     const beyond = requested.filter((s) => !allowed.includes(s));
-    if (beyond.length > 0) throw new OAuthError('invalid_scope', `This client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}.`);
+    if (beyond.length > 0)
+      throw new OAuthError('invalid_scope', `This client may not request ${beyond.join(', ')}; it holds ${allowed.join(' ')}.`);
     return this.tokens.issue(client, requested);
   }
 

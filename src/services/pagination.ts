@@ -21,7 +21,11 @@ export function encodeCursor(key: string | number): string {
   return Buffer.from(JSON.stringify({ k: key })).toString('base64url');
 }
 
-export function decodeCursor<K extends string | number>(cursor: string | undefined, kind: 'string' | 'number', valid: (key: K) => boolean = () => true): K | undefined {
+export function decodeCursor<K extends string | number>(
+  cursor: string | undefined,
+  kind: 'string' | 'number',
+  valid: (key: K) => boolean = () => true,
+): K | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { k?: unknown };
@@ -55,6 +59,14 @@ export async function keysetPage<R, K extends string | number>(
   const after = decodeCursor<K>(page.cursor, kind, valid);
   const ref = sql.ref<K>(column);
   const filtered = after === undefined ? query : query.where(ref, '<', after as never);
-  const rows = await filtered.orderBy(ref, 'desc').limit(limit + 1).execute();
-  return toPage(rows, limit, (row) => row, (row) => row[column] as K);
+  const rows = await filtered
+    .orderBy(ref, 'desc')
+    .limit(limit + 1)
+    .execute();
+  return toPage(
+    rows,
+    limit,
+    (row) => row,
+    (row) => row[column] as K,
+  );
 }

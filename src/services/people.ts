@@ -51,7 +51,13 @@ export class PeopleService {
     if (weak) throw invalidField('password', weak);
     const row = await this.ctx.store.db
       .insertInto('accounts')
-      .values({ id: newId('acct'), email, name: body.name.trim() || email, password_hash: await this.deps.hasher.hash(body.password), created_at: this.ctx.clock.now() })
+      .values({
+        id: newId('acct'),
+        email,
+        name: body.name.trim() || email,
+        password_hash: await this.deps.hasher.hash(body.password),
+        created_at: this.ctx.clock.now(),
+      })
       .onConflict((c) => c.column('email').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -66,10 +72,17 @@ export class PeopleService {
     const email = normalizeEmail(body.email);
     const now = this.ctx.clock.now();
     const locks = await Promise.all([failures.state('email', email, now), failures.state('address', origin.ip, now)]);
-    const lockedUntil = locks.map((s) => s.lockedUntil).filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0];
+    const lockedUntil = locks
+      .map((s) => s.lockedUntil)
+      .filter((d): d is Date => d !== null)
+      .sort((a, b) => b.getTime() - a.getTime())[0];
     if (lockedUntil) throw lockedProblem(lockedUntil, now);
 
-    const account = await this.ctx.store.db.selectFrom('accounts').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst();
+    const account = await this.ctx.store.db
+      .selectFrom('accounts')
+      .select(['id', 'password_hash'])
+      .where('email', '=', email)
+      .executeTakeFirst();
     if (!(await hasher.verify(body.password, account?.password_hash)) || !account) {
       const [byEmail, byAddress] = await Promise.all([failures.record('email', email, now), failures.record('address', origin.ip, now)]);
       const locked = [byEmail.lockedUntil, byAddress.lockedUntil].filter((d): d is Date => d !== null);
@@ -87,7 +100,15 @@ export class PeopleService {
     const id = newId('msg', receivedAt.getTime());
     await this.ctx.store.db
       .insertInto('contact_messages')
-      .values({ id, email: normalizeEmail(body.email), name: body.name, message: body.message, ip: origin.ip, user_agent: origin.userAgent, received_at: receivedAt })
+      .values({
+        id,
+        email: normalizeEmail(body.email),
+        name: body.name,
+        message: body.message,
+        ip: origin.ip,
+        user_agent: origin.userAgent,
+        received_at: receivedAt,
+      })
       .execute();
     return { id, received_at: receivedAt.toISOString() };
   }
@@ -116,13 +137,21 @@ export class PeopleService {
   }
 
   async hasPassword(rawEmail: string): Promise<boolean> {
-    const account = await this.ctx.store.db.selectFrom('accounts').select('password_hash').where('email', '=', normalizeEmail(rawEmail)).executeTakeFirst();
+    const account = await this.ctx.store.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('email', '=', normalizeEmail(rawEmail))
+      .executeTakeFirst();
     return Boolean(account?.password_hash);
   }
 
   /** Whether `password` is the account's current password (the demo seed checks its saved copy with this). */
   async passwordMatches(rawEmail: string, password: string): Promise<boolean> {
-    const account = await this.ctx.store.db.selectFrom('accounts').select('password_hash').where('email', '=', normalizeEmail(rawEmail)).executeTakeFirst();
+    const account = await this.ctx.store.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('email', '=', normalizeEmail(rawEmail))
+      .executeTakeFirst();
     return this.deps.hasher.verify(password, account?.password_hash);
   }
 }
@@ -130,7 +159,15 @@ export class PeopleService {
 /** Every contact message, newest first: what the operator CLI lists. */
 export async function contactMessages(db: Queryable): Promise<ContactMessage[]> {
   const rows = await db.selectFrom('contact_messages').selectAll().orderBy('received_at', 'desc').orderBy('id', 'desc').execute();
-  return rows.map((r) => ({ id: r.id, received_at: new Date(r.received_at).toISOString(), email: r.email, name: r.name, message: r.message, ip: r.ip, user_agent: r.user_agent }));
+  return rows.map((r) => ({
+    id: r.id,
+    received_at: new Date(r.received_at).toISOString(),
+    email: r.email,
+    name: r.name,
+    message: r.message,
+    ip: r.ip,
+    user_agent: r.user_agent,
+  }));
 }
 
 function secondsUntil(until: Date, now: Date): number {
@@ -139,5 +176,10 @@ function secondsUntil(until: Date, now: Date): number {
 
 function lockedProblem(until: Date, now: Date): ProblemError {
   const seconds = secondsUntil(until, now);
-  return new ProblemError('login-locked', `Logins for this email address or from your address failed too often; try again in ${seconds} seconds.`, {}, seconds * 1000);
+  return new ProblemError(
+    'login-locked',
+    `Logins for this email address or from your address failed too often; try again in ${seconds} seconds.`,
+    {},
+    seconds * 1000,
+  );
 }

@@ -49,7 +49,10 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   const { limits, target_allocation: targets } = body;
 
   const subCent = AMOUNT_LIMITS.filter((name) => dec(limits[name]).decimalPlaces() > 2);
-  if (subCent.length > 0) throw new InvalidInputError(subCent.map((name) => ({ field: `limits/${name}`, detail: 'must be an amount in whole cents (at most 2 decimals)' })));
+  if (subCent.length > 0)
+    throw new InvalidInputError(
+      subCent.map((name) => ({ field: `limits/${name}`, detail: 'must be an amount in whole cents (at most 2 decimals)' })),
+    );
 
   const unsupported = limits.allowed_markets.filter((m) => !PAPER_MARKETS.includes(m));
   if (unsupported.length > 0) throw new UnsupportedMarketError(unsupported, PAPER_MARKETS, 'cannot be traded by the paper broker');
@@ -64,7 +67,10 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
   const duplicates = new Set<string>();
   for (const { symbol } of targets) (seen.has(symbol) ? duplicates : seen).add(symbol);
   if (duplicates.size > 0) {
-    throw new ProblemError('invalid-policy', `target_allocation lists ${[...duplicates].join(', ')} more than once; give one entry per symbol.`);
+    throw new ProblemError(
+      'invalid-policy',
+      `target_allocation lists ${[...duplicates].join(', ')} more than once; give one entry per symbol.`,
+    );
   }
 
   // Decimal sum of the decimal literals: 0.1 + 0.2 + 0.7 is exactly 1 here, unlike in binary floating point.
@@ -75,9 +81,7 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
 
   const blocked = new Set(limits.blocked_symbols ?? []);
   const allowed = limits.allowed_symbols ? new Set(limits.allowed_symbols) : null;
-  const excluded = targets
-    .map((t) => t.symbol)
-    .filter((symbol) => blocked.has(symbol) || (allowed !== null && !allowed.has(symbol)));
+  const excluded = targets.map((t) => t.symbol).filter((symbol) => blocked.has(symbol) || (allowed !== null && !allowed.has(symbol)));
   if (excluded.length > 0) {
     throw new ProblemError(
       'invalid-policy',
@@ -124,7 +128,13 @@ function policyView(row: PolicyRow): Policy {
 
 /** The policy in force (the newest version), or null while the account has none; 409 when that version is invalid. */
 export async function currentPolicyOf(db: Queryable, accountId: string): Promise<Policy | null> {
-  const row = await db.selectFrom('policies').selectAll().where('account_id', '=', accountId).orderBy('version', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('policies')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row ? validPolicy(row) : null;
 }
 

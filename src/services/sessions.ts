@@ -46,7 +46,14 @@ export class SessionService {
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
     await this.db
       .insertInto('dashboard_sessions')
-      .values({ id_hash: hashOf(token), account_id: accountId, created_at: now, expires_at: expiresAt, ip: origin.ip, user_agent: origin.userAgent })
+      .values({
+        id_hash: hashOf(token),
+        account_id: accountId,
+        created_at: now,
+        expires_at: expiresAt,
+        ip: origin.ip,
+        user_agent: origin.userAgent,
+      })
       .execute();
     return { token, expiresAt };
   }
@@ -57,11 +64,19 @@ export class SessionService {
     const row = await this.db
       .selectFrom('dashboard_sessions')
       .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
-      .select(['dashboard_sessions.id_hash', 'dashboard_sessions.account_id', 'dashboard_sessions.expires_at', 'accounts.email', 'accounts.name'])
+      .select([
+        'dashboard_sessions.id_hash',
+        'dashboard_sessions.account_id',
+        'dashboard_sessions.expires_at',
+        'accounts.email',
+        'accounts.name',
+      ])
       .where('dashboard_sessions.id_hash', '=', hashOf(token))
       .where('dashboard_sessions.expires_at', '>', this.clock.now())
       .executeTakeFirst();
-    return row ? { idHash: row.id_hash, accountId: row.account_id, email: row.email, name: row.name, expiresAt: new Date(row.expires_at) } : null;
+    return row
+      ? { idHash: row.id_hash, accountId: row.account_id, email: row.email, name: row.name, expiresAt: new Date(row.expires_at) }
+      : null;
   }
 
   async end(token: string): Promise<void> {

@@ -40,7 +40,9 @@ export class ValueHistory {
     let cash = account.cash;
     const held = new Map(positions.map((p) => [p.symbol, p.quantity]));
     const priced = (at: Date): ValuePoint => {
-      const open: Position[] = [...held].filter(([, q]) => !q.isZero()).map(([symbol, quantity]) => ({ symbol, quantity, average_cost: new D(0), updated_at: at }));
+      const open: Position[] = [...held]
+        .filter(([, q]) => !q.isZero())
+        .map(([symbol, quantity]) => ({ symbol, quantity, average_cost: new D(0), updated_at: at }));
       const valuation = value(prices, cash, open, at);
       return { at: at.toISOString(), value: num(valuation.total), cash: num(cash) };
     };

@@ -15,7 +15,11 @@ export interface SendResult {
 export const TIMEOUT_MS = 10_000;
 export const KEPT_RESPONSE_BYTES = 1024;
 
-type Resolve = (hostname: string, options: { all: true; family?: number }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolve = (
+  hostname: string,
+  options: { all: true; family?: number },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * Outbound webhook requests. Unless private networks are allowed, the address is checked when the connection is
@@ -33,7 +37,10 @@ export class WebhookSender {
     resolve: Resolve = dnsLookup as unknown as Resolve,
     private readonly timeoutMs = TIMEOUT_MS,
   ) {
-    this.agents = { http: new http.Agent({ keepAlive: true, maxSockets: 16 }), https: new https.Agent({ keepAlive: true, maxSockets: 16 }) };
+    this.agents = {
+      http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+    };
     this.lookup = ((hostname: string, options: { family?: number; all?: boolean }, callback: (...args: unknown[]) => void) => {
       resolve(hostname, { family: options.family, all: true }, (error, addresses) => {
         if (error) return callback(error);
@@ -61,7 +68,8 @@ export class WebhookSender {
       return Promise.resolve(failed('the endpoint URL is not valid'));
     }
     const secure = target.protocol === 'https:';
-    if (!secure && !(this.allowPrivateNetworks && target.protocol === 'http:')) return Promise.resolve(failed(`refused: the URL must be https:// (${ALLOW_PRIVATE_HINT})`));
+    if (!secure && !(this.allowPrivateNetworks && target.protocol === 'http:'))
+      return Promise.resolve(failed(`refused: the URL must be https:// (${ALLOW_PRIVATE_HINT})`));
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.allowPrivateNetworks && isIP(host)) {
       const refused = refusedAddress(host);
@@ -81,7 +89,12 @@ export class WebhookSender {
           method: 'POST',
           agent: secure ? this.agents.https : this.agents.http,
           lookup: this.lookup,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'ias-webhooks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'ias-webhooks/1',
+          },
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -89,7 +102,10 @@ export class WebhookSender {
           const done = () => {
             const status = response.statusCode ?? null;
             const text = Buffer.concat(chunks).toString('utf8');
-            const redirect = status !== null && status >= 300 && status < 400 ? `redirects are not followed (Location: ${response.headers.location ?? 'none'})` : null;
+            const redirect =
+              status !== null && status >= 300 && status < 400
+                ? `redirects are not followed (Location: ${response.headers.location ?? 'none'})`
+                : null;
             finish({ statusCode: status, latencyMs: elapsed(), error: redirect, responseBody: text === '' ? null : text });
           };
           response.on('data', (chunk: Buffer) => {
@@ -111,7 +127,9 @@ export class WebhookSender {
         request.destroy();
         finish(failed(`no answer within ${this.timeoutMs / 1000} s`));
       }, this.timeoutMs);
-      request.on('error', (error: NodeJS.ErrnoException) => finish(failed(error instanceof RefusedDestinationError ? error.message : describe(error))));
+      request.on('error', (error: NodeJS.ErrnoException) =>
+        finish(failed(error instanceof RefusedDestinationError ? error.message : describe(error))),
+      );
       request.end(body);
     });
   }

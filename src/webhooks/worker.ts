@@ -136,7 +136,8 @@ export class WebhookWorker {
     const at = this.clock.now();
     const body = `{"type":${JSON.stringify(delivery.type)},"timestamp":${JSON.stringify(new Date(delivery.created_at).toISOString())},"data":${delivery.data}}`;
     const secrets = [delivery.secret];
-    if (delivery.previous_secret && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > at) secrets.push(delivery.previous_secret);
+    if (delivery.previous_secret && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > at)
+      secrets.push(delivery.previous_secret);
     const headers = sign(secrets, delivery.event_id, Math.floor(at.getTime() / 1000), body);
     const sending = this.sender.send(delivery.url, { ...headers }, body).then((result) => {
       this.outcomes.push({ delivery, at, ...result });

@@ -27,7 +27,10 @@ describe('the dashboard in a headless browser', function () {
     mkdirSync(SCREENSHOTS, { recursive: true });
     // The default proof-of-work difficulty: the page solves it as a person's browser would.
     server = await startTestServer();
-    as = await oauth.processDiscoveryResponse(new URL(server.url), await oauth.discoveryRequest(new URL(server.url), { algorithm: 'oauth2', ...insecure }));
+    as = await oauth.processDiscoveryResponse(
+      new URL(server.url),
+      await oauth.discoveryRequest(new URL(server.url), { algorithm: 'oauth2', ...insecure }),
+    );
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('request', (request) => requests.push(request.url()));
@@ -55,7 +58,13 @@ describe('the dashboard in a headless browser', function () {
   }
 
   async function token(clientId: string, secret: string, scope?: string) {
-    const response = await oauth.clientCredentialsGrantRequest(as, { client_id: clientId }, oauth.ClientSecretBasic(secret), scope ? { scope } : {}, insecure);
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      { client_id: clientId },
+      oauth.ClientSecretBasic(secret),
+      scope ? { scope } : {},
+      insecure,
+    );
     return oauth.processClientCredentialsResponse(as, { client_id: clientId }, response);
   }
 
@@ -132,7 +141,11 @@ describe('the dashboard in a headless browser', function () {
     const afterRotation = await token(first.id, rotated, 'read');
 
     // Revoke, after confirmation: outstanding tokens are refused.
-    await page.getByRole('row').filter({ hasText: first.id }).getByRole('link', { name: /^Revoke/ }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: first.id })
+      .getByRole('link', { name: /^Revoke/ })
+      .click();
     await audit('revoke-confirm');
     await page.getByRole('button', { name: 'Revoke client' }).click();
     await page.waitForURL(`${dashboard}/developer?revoked=1`, WAIT);
@@ -157,7 +170,9 @@ describe('the dashboard in a headless browser', function () {
     const ideas = await server.api.post('/v1/ideas/generate', { token: botToken, json: { mode: 'invest_cash', market: 'US' } });
     expect(ideas.status, JSON.stringify(ideas.body)).to.equal(201);
     const orderId = ideas.body.ideas[0].orders[0].id;
-    expect((await server.api.post('/v1/kill-switch', { token: botToken, json: { reason: 'Assistant paused for review' } })).status).to.equal(200);
+    expect(
+      (await server.api.post('/v1/kill-switch', { token: botToken, json: { reason: 'Assistant paused for review' } })).status,
+    ).to.equal(200);
     expect((await server.api.post(`/v1/orders/${orderId}/approve`, { token: botToken })).status).to.equal(409);
 
     await page.getByRole('link', { name: 'Safety' }).click();

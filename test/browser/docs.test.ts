@@ -53,7 +53,9 @@ describe('interactive docs in a headless browser (GET /docs)', function () {
     // The checkbox is styled (visually hidden input): click its label.
     await oauth2.locator(`label[for="${await readScope.getAttribute('id')}"]`).click();
     expect(await readScope.isChecked(), 'scope read checked').to.equal(true);
-    const tokenResponse = page.waitForResponse((response) => response.url() === `${origin}/oauth/token` && response.request().method() === 'POST');
+    const tokenResponse = page.waitForResponse(
+      (response) => response.url() === `${origin}/oauth/token` && response.request().method() === 'POST',
+    );
     await oauth2.locator('.auth-btn-wrapper button.authorize').click();
     expect((await tokenResponse).status(), 'POST /oauth/token status').to.equal(200);
     await oauth2.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor(WAIT);

@@ -82,7 +82,10 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
   async function token(id: string, secret: string) {
     const response = await fetch(`${api}/oauth/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     expect(response.status).to.equal(200);
@@ -126,7 +129,11 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     await page.getByRole('button', { name: 'Add a row' }).click();
     await symbols.nth(3).fill('VXUS');
     await weights.nth(3).fill('20');
-    await page.locator('fieldset.allocation tbody tr').nth(2).getByRole('button', { name: /Remove/ }).click();
+    await page
+      .locator('fieldset.allocation tbody tr')
+      .nth(2)
+      .getByRole('button', { name: /Remove/ })
+      .click();
     expect(await page.locator('#allocation-sum').textContent()).to.equal('100');
     await page.getByLabel(/I have read disclosure/).check();
     await page.getByLabel('Type your full name to sign').fill('demo');
@@ -141,7 +148,10 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     await page.getByLabel('Type your full name to sign').fill('Grace Hopper');
     await page.getByRole('button', { name: 'Sign and create the new version' }).click();
     await page.getByText('Version 1 is now in force.').waitFor(WAIT);
-    expect(await page.locator('main').textContent()).to.include('VTI').and.include('50.0%').and.include('USD');
+    expect(await page.locator('main').textContent())
+      .to.include('VTI')
+      .and.include('50.0%')
+      .and.include('USD');
     await audit('policy');
 
     // An API client, created here, generates ideas through the API.
@@ -163,24 +173,40 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     const row = (id: string) => page.getByRole('row').filter({ hasText: id });
     expect(await row(approveMe!.id).textContent()).to.include('Robo-advisor (API client)');
     await audit('orders-proposed');
-    await row(approveMe!.id).getByRole('button', { name: /^Approve/ }).click();
+    await row(approveMe!.id)
+      .getByRole('button', { name: /^Approve/ })
+      .click();
     await page.getByText(`Order ${approveMe!.id} approved and filled`).waitFor(WAIT);
-    await row(rejectMe!.id).getByLabel(/Reason for rejecting/).fill('Too much in bonds today');
-    await row(rejectMe!.id).getByRole('button', { name: /^Reject/ }).click();
+    await row(rejectMe!.id)
+      .getByLabel(/Reason for rejecting/)
+      .fill('Too much in bonds today');
+    await row(rejectMe!.id)
+      .getByRole('button', { name: /^Reject/ })
+      .click();
     await page.getByText(`Order ${rejectMe!.id} rejected`).waitFor(WAIT);
 
     // The API shows the fill, the rejection and the person's name on each decision.
     const filled = (await call('GET', `/v1/orders/${approveMe!.id}`, bot)).body;
     expect(filled.status).to.equal('filled');
-    expect(filled.events.find((e: { to: string }) => e.to === 'submitted')).to.deep.include({ client_id: 'dashboard', actor: { kind: 'person', name: 'Grace Hopper' }, reason: 'approved' });
+    expect(filled.events.find((e: { to: string }) => e.to === 'submitted')).to.deep.include({
+      client_id: 'dashboard',
+      actor: { kind: 'person', name: 'Grace Hopper' },
+      reason: 'approved',
+    });
     const rejected = (await call('GET', `/v1/orders/${rejectMe!.id}`, bot)).body;
     expect(rejected.status).to.equal('rejected');
-    expect(rejected.events.at(-1)).to.deep.include({ to: 'rejected', actor: { kind: 'person', name: 'Grace Hopper' }, reason: 'Too much in bonds today' });
+    expect(rejected.events.at(-1)).to.deep.include({
+      to: 'rejected',
+      actor: { kind: 'person', name: 'Grace Hopper' },
+      reason: 'Too much in bonds today',
+    });
 
     await page.goto(`${dashboard}/orders`);
     await audit('orders');
     await page.getByRole('link', { name: approveMe!.id }).click();
-    expect(await page.locator('main').textContent()).to.include('Grace Hopper').and.include('the service');
+    expect(await page.locator('main').textContent())
+      .to.include('Grace Hopper')
+      .and.include('the service');
     await audit('order');
     await page.getByRole('link', { name: 'Ideas', exact: true }).first().click();
     await audit('ideas');
@@ -193,7 +219,10 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     for (const path of ['/overview', '/orders', '/ideas', '/policy', '/developer', '/safety', `/orders/${approveMe!.id}`, '/contact']) {
       await page.goto(`${dashboard}${path}`);
       const text = await banner().textContent();
-      expect(text, path).to.include('kill switch is engaged').and.include('Robo-advisor (API client)').and.include('Assistant paused for review');
+      expect(text, path)
+        .to.include('kill switch is engaged')
+        .and.include('Robo-advisor (API client)')
+        .and.include('Assistant paused for review');
     }
     expect(await page.getByRole('button', { name: 'Engage kill switch' }).count(), 'no Engage while engaged').to.equal(0);
     await page.goto(`${dashboard}/safety`);

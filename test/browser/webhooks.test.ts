@@ -22,7 +22,12 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
   before(async function () {
     mkdirSync(SCREENSHOTS, { recursive: true });
     // Retries an hour apart: only "Retry now" sends a failed test event again within the test.
-    server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_POLL_MS: '20', POW_DIFFICULTY: '4' });
+    server = await startTestServer({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_POLL_MS: '20',
+      POW_DIFFICULTY: '4',
+    });
     receiver = await new Receiver().listen();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -149,7 +154,10 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
 
     expect(pageErrors, 'page errors').to.deep.equal([]);
     // The refused URL's page is a 400, which Chromium logs as a failed load; nothing else may appear.
-    expect(consoleErrors.filter((e) => !e.includes('status of 400')), 'console errors (e.g. CSP violations)').to.deep.equal([]);
+    expect(
+      consoleErrors.filter((e) => !e.includes('status of 400')),
+      'console errors (e.g. CSP violations)',
+    ).to.deep.equal([]);
     expect(consoleErrors.filter((e) => e.includes('status of 400'))).to.have.length(1);
   });
 });

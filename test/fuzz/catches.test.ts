@@ -77,7 +77,11 @@ describe('the fuzzer catches what it must, against deliberately broken servers',
       }
     });
     const send = (watched: ContractFuzzer, operationId: string, method: string, target: string) =>
-      watched.check(port, `http://127.0.0.1:${port}`, { operationId, request: { method, target, headers: [], body: method === 'POST' ? '{}' : undefined }, breaks: undefined });
+      watched.check(port, `http://127.0.0.1:${port}`, {
+        operationId,
+        request: { method, target, headers: [], body: method === 'POST' ? '{}' : undefined },
+        breaks: undefined,
+      });
 
     it('reports a request not answered within the deadline with its curl, and times the ones that are', async () => {
       watch = new ServiceWatch(service, limits(1_500));
@@ -123,7 +127,9 @@ describe('the fuzzer catches what it must, against deliberately broken servers',
       expect(watch.findings[0]!.requests).to.deep.equal([`in flight: ${curl}`]);
       expect(watch.halted).to.match(/^the watch killed the service at [\d,]+ MiB of RSS \(twice the bound\)$/);
       expect(watch.report()).to.include(watch.halted!);
-      expect((await send(watched, 'getHealth', 'GET', '/healthz'))?.problem, 'nothing is sent after').to.equal(`no HTTP answer: not sent: ${watch.halted}`);
+      expect((await send(watched, 'getHealth', 'GET', '/healthz'))?.problem, 'nothing is sent after').to.equal(
+        `no HTTP answer: not sent: ${watch.halted}`,
+      );
     });
   });
 });

@@ -18,7 +18,8 @@ const EXAMPLES = Number(process.env.FUZZ_EXAMPLES ?? 40);
 const MAIN = process.env.FUZZ_MAIN ?? 'src/main.ts';
 /** Issue 20's bounds: every request answered within 5 s, the service's RSS under 1 GiB throughout. */
 const LIMITS = { deadlineMs: 5_000, rssBytes: 2 ** 30 };
-if (!Number.isInteger(EXAMPLES) || EXAMPLES < 1) throw new Error(`FUZZ_EXAMPLES must be a positive integer, not ${process.env.FUZZ_EXAMPLES}`);
+if (!Number.isInteger(EXAMPLES) || EXAMPLES < 1)
+  throw new Error(`FUZZ_EXAMPLES must be a positive integer, not ${process.env.FUZZ_EXAMPLES}`);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -34,7 +35,11 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
   let fuzzer: ContractFuzzer;
 
   const report = (findings: (Finding | string)[]) => {
-    const unique = new Map(findings.map((f) => (typeof f === 'string' ? [f, f] : [`${f.operationId}: ${f.problem}`, `${f.operationId}: ${f.problem}\n  ${f.curl}`])));
+    const unique = new Map(
+      findings.map((f) =>
+        typeof f === 'string' ? [f, f] : [`${f.operationId}: ${f.problem}`, `${f.operationId}: ${f.problem}\n  ${f.curl}`],
+      ),
+    );
     const errors = target.errors.length ? `\nthe service's error log:\n${target.errors.join('\n')}` : '';
     return [...unique.values()].join('\n') + errors;
   };
@@ -69,7 +74,9 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
     }
     expect(findings, report(findings)).to.deep.equal([]);
     const answered = (operationId: string, ok: (status: number) => boolean = () => true) =>
-      [...(fuzzer.statuses.get(operationId) ?? new Map<number, number>())].filter(([status]) => ok(status)).reduce((n, [, count]) => n + count, 0);
+      [...(fuzzer.statuses.get(operationId) ?? new Map<number, number>())]
+        .filter(([status]) => ok(status))
+        .reduce((n, [, count]) => n + count, 0);
     for (const { operationId } of fuzzer.operations) expect(answered(operationId), `${operationId} answered`).to.be.at.least(EXAMPLES);
     // Deep enough to reach the business logic. The spec's examples are answered 2xx; about half the generated
     // requests name a supported market (MarketCode's enum branch), so generated feasibility and portfolio requests
@@ -78,8 +85,10 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
     for (const operationId of ['evaluateGoalFeasibility', 'generateIdeas', 'getPortfolio']) {
       expect(exampleStatus.get(operationId), `${operationId}'s example`).to.be.within(200, 299);
     }
-    const generated = (operationId: string) => answered(operationId, (status) => status < 300) - (exampleStatus.get(operationId)! < 300 ? 1 : 0);
-    for (const operationId of ['evaluateGoalFeasibility', 'getPortfolio']) expect(generated(operationId), `${operationId}'s generated requests answered 2xx`).to.be.greaterThan(0);
+    const generated = (operationId: string) =>
+      answered(operationId, (status) => status < 300) - (exampleStatus.get(operationId)! < 300 ? 1 : 0);
+    for (const operationId of ['evaluateGoalFeasibility', 'getPortfolio'])
+      expect(generated(operationId), `${operationId}'s generated requests answered 2xx`).to.be.greaterThan(0);
   });
 
   it('follows the links of every answer (ideas to their orders, a policy to its version, pages to the next)', async () => {
@@ -90,7 +99,11 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
       const op = operation(operationId);
       const headers: [string, string][] = [['Authorization', `Bearer ${target.credentials.full}`]];
       if (body !== undefined) headers.push(['Content-Type', 'application/json']);
-      const testCase: Case = { operationId, request: { method: op.method, target: path, headers, body: body === undefined ? undefined : JSON.stringify(body) }, breaks: undefined };
+      const testCase: Case = {
+        operationId,
+        request: { method: op.method, target: path, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+        breaks: undefined,
+      };
       const { finding, response } = await fuzzer.send(target.port, target.baseUrl, testCase);
       if (finding) findings.push(finding);
       let parsed: Json = {};
@@ -129,7 +142,12 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
       const links = ((declared?.$ref ? undefined : declared)?.links ?? {}) as Json;
       for (const link of Object.values(links) as Json[]) {
         const linked = operation(link.operationId);
-        const values = Object.fromEntries(Object.entries((link.parameters ?? {}) as Record<string, string>).map(([name, expression]) => [name, pointer(answer.body, expression)]));
+        const values = Object.fromEntries(
+          Object.entries((link.parameters ?? {}) as Record<string, string>).map(([name, expression]) => [
+            name,
+            pointer(answer.body, expression),
+          ]),
+        );
         if (Object.values(values).some((v) => v === undefined || v === null)) continue;
         let path = linked.path;
         const query: string[] = [];
@@ -138,7 +156,11 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
           if (parameter?.in === 'path') path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
           else query.push(`${name}=${encodeURIComponent(String(value))}`);
         }
-        const next = await send(link.operationId, `${path}${query.length ? `?${query.join('&')}` : ''}`, linked.body?.required ? {} : undefined);
+        const next = await send(
+          link.operationId,
+          `${path}${query.length ? `?${query.join('&')}` : ''}`,
+          linked.body?.required ? {} : undefined,
+        );
         followed++;
         queue.push({ operationId: link.operationId, ...next, depth: answer.depth + 1 });
       }
@@ -146,7 +168,8 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
     expect(findings, report(findings)).to.deep.equal([]);
     expect(followed, 'links followed').to.be.greaterThan(10);
     const reached = new Set(answers.map((a) => a.operationId));
-    for (const operationId of ['getOrder', 'approveOrder', 'getPolicy', 'getIdea', 'getDailyReport']) expect(reached, operationId).to.include(operationId);
+    for (const operationId of ['getOrder', 'approveOrder', 'getPolicy', 'getIdea', 'getDailyReport'])
+      expect(reached, operationId).to.include(operationId);
   });
 
   it(`holds ${EXAMPLES} MCP calls of every tool with generated arguments (valid and invalid) to the tools' schemas and problems`, async () => {
@@ -177,7 +200,10 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
         const samples = [
           ...fc.sample(fuzzer.schemas.valid(schema), { seed: seedOf(tool.name), numRuns: valid }),
           ...(EXAMPLES > valid
-            ? fc.sample(fuzzer.schemas.invalid(schema).filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v)), { seed: seedOf(tool.name), numRuns: EXAMPLES - valid })
+            ? fc.sample(
+                fuzzer.schemas.invalid(schema).filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v)),
+                { seed: seedOf(tool.name), numRuns: EXAMPLES - valid },
+              )
             : []),
         ] as Record<string, unknown>[];
         for (const args of samples) {
@@ -187,12 +213,15 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
             const result = await watch.exchange(curl, (signal) => callTool(client, tool.name, args, { signal }));
             if (!result.ok) {
               const problem = result.problem as Json;
-              if (!problem?.type || !problem.title || !problem.status) failures.push(`${call}: an error without a problem document\n  ${curl}`);
-              else if (problem.status >= 500 && problem.status !== 503) failures.push(`${call}: ${problem.status} ${problem.detail}\n  ${curl}`);
+              if (!problem?.type || !problem.title || !problem.status)
+                failures.push(`${call}: an error without a problem document\n  ${curl}`);
+              else if (problem.status >= 500 && problem.status !== 503)
+                failures.push(`${call}: ${problem.status} ${problem.detail}\n  ${curl}`);
             }
           } catch (error) {
             // The SDK refuses arguments that break the tool's input schema as a JSON-RPC error: that is a refusal too.
-            if (error instanceof DeadlineMissed || !/-32602|Invalid|validation/i.test(String(error))) failures.push(`${call}: ${String(error).slice(0, 200)}\n  ${curl}`);
+            if (error instanceof DeadlineMissed || !/-32602|Invalid|validation/i.test(String(error)))
+              failures.push(`${call}: ${String(error).slice(0, 200)}\n  ${curl}`);
           }
         }
       } finally {
@@ -204,9 +233,21 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
 
   it(`holds ${EXAMPLES} GraphQL documents of each field with generated variables to GraphQL over HTTP and its problems`, async () => {
     const fields: [string, string, Json][] = [
-      ['goalFeasibility', 'query($input: GoalFeasibilityRequest!) { goalFeasibility(input: $input) { probability } }', document.components.schemas.GoalFeasibilityRequest],
-      ['createPolicy', 'mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }', document.components.schemas.PolicyCreateRequest],
-      ['generateIdeas', 'mutation($input: GenerateIdeasRequest!) { generateIdeas(input: $input) { ideas { id } notes } }', document.components.schemas.GenerateIdeasRequest],
+      [
+        'goalFeasibility',
+        'query($input: GoalFeasibilityRequest!) { goalFeasibility(input: $input) { probability } }',
+        document.components.schemas.GoalFeasibilityRequest,
+      ],
+      [
+        'createPolicy',
+        'mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }',
+        document.components.schemas.PolicyCreateRequest,
+      ],
+      [
+        'generateIdeas',
+        'mutation($input: GenerateIdeasRequest!) { generateIdeas(input: $input) { ideas { id } notes } }',
+        document.components.schemas.GenerateIdeasRequest,
+      ],
     ];
     const failures: string[] = [];
     const answered: Record<string, number> = {};
@@ -247,10 +288,12 @@ describe('contract fuzzing (property-based, seeded, memory and time watched)', f
         } catch {
           body = undefined;
         }
-        if (!body || (!('data' in body) && !('errors' in body) && !('type' in body))) failures.push(`${call}: not a GraphQL response or a problem\n  ${curl}`);
+        if (!body || (!('data' in body) && !('errors' in body) && !('type' in body)))
+          failures.push(`${call}: not a GraphQL response or a problem\n  ${curl}`);
         if (body?.data?.[name]) answered[name] = (answered[name] ?? 0) + 1;
         for (const error of (body?.errors ?? []) as Json[]) {
-          if (error.extensions?.code === 'INTERNAL_ERROR' || (error.extensions?.status >= 500 && error.extensions?.status !== 503)) failures.push(`${call}: ${error.message}\n  ${curl}`);
+          if (error.extensions?.code === 'INTERNAL_ERROR' || (error.extensions?.status >= 500 && error.extensions?.status !== 503))
+            failures.push(`${call}: ${error.message}\n  ${curl}`);
         }
       }
     }

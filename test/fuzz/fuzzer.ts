@@ -59,7 +59,22 @@ type ParameterValue = { text: string; breaks?: string };
 type Payload = { text?: string; contentType?: string; breaks?: string };
 
 const CONTROL = fc.constantFrom('\x01', '\x1f', '\x7f', '\x00', 'a\x08b');
-const PATH_JUNK = fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '%2e%2e', '%00', '%20%31', '0x10', '1e3', '01', ' 1', '-1', 'a'.repeat(300), '%2F');
+const PATH_JUNK = fc.constantFrom(
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '..',
+  '%2e%2e',
+  '%00',
+  '%20%31',
+  '0x10',
+  '1e3',
+  '01',
+  ' 1',
+  '-1',
+  'a'.repeat(300),
+  '%2F',
+);
 
 /** The example a spec node shows: `example`, else the first of `examples` (a map of Example objects or a list). */
 function exampleOf(node: Json | undefined): unknown {
@@ -73,7 +88,10 @@ function exampleOf(node: Json | undefined): unknown {
 function deref(document: Json, node: Json): Json {
   let current = node;
   while (current && typeof current.$ref === 'string') {
-    const segments = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = segments.reduce((n: Json, key: string) => n[key], document);
   }
   return current;
@@ -104,7 +122,9 @@ export class ContractFuzzer {
     for (const [path, item] of Object.entries(document.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {
         if (!operation?.operationId) continue;
-        const parameters = ((operation.parameters ?? []) as Json[]).map((p) => deref(document, p)).filter((p) => ['path', 'query', 'header'].includes(p.in));
+        const parameters = ((operation.parameters ?? []) as Json[])
+          .map((p) => deref(document, p))
+          .filter((p) => ['path', 'query', 'header'].includes(p.in));
         const requestBody = operation.requestBody ? deref(document, operation.requestBody) : undefined;
         const [mediaType, content] = Object.entries((requestBody?.content ?? {}) as Json)[0] ?? [];
         this.operations.push({
@@ -118,7 +138,14 @@ export class ContractFuzzer {
             schema: p.schema ?? { type: 'string' },
             example: exampleOf(p) ?? exampleOf(p.schema && deref(document, p.schema)),
           })),
-          body: mediaType ? { mediaType, schema: content.schema, required: Boolean(requestBody?.required), example: exampleOf(content) ?? exampleOf(deref(document, content.schema)) } : undefined,
+          body: mediaType
+            ? {
+                mediaType,
+                schema: content.schema,
+                required: Boolean(requestBody?.required),
+                example: exampleOf(content) ?? exampleOf(deref(document, content.schema)),
+              }
+            : undefined,
           bearer: ((operation.security ?? []) as Json[]).some((s) => 'OAuth2' in s),
           clientBasic: ((operation.security ?? []) as Json[]).some((s) => 'ClientBasic' in s),
           responses: operation.responses,
@@ -137,8 +164,10 @@ export class ContractFuzzer {
       .filter((v) => v !== null && typeof v !== 'object' && !(isString && this.schemas.accepts(parameter.schema, String(v))))
       .map((v) => ({ text: String(v), breaks: `${parameter.in} ${parameter.name}` }));
     const arbitraries: Arbitrary<ParameterValue>[] = [valid, valid, invalid];
-    if (parameter.in === 'header') arbitraries.push(CONTROL.map((c) => ({ text: `k${c}`, breaks: `header ${parameter.name} holds a control character` })));
-    if (parameter.in === 'path') arbitraries.push(PATH_JUNK.map((text) => ({ text, breaks: `path ${parameter.name} is not a valid value` })));
+    if (parameter.in === 'header')
+      arbitraries.push(CONTROL.map((c) => ({ text: `k${c}`, breaks: `header ${parameter.name} holds a control character` })));
+    if (parameter.in === 'path')
+      arbitraries.push(PATH_JUNK.map((text) => ({ text, breaks: `path ${parameter.name} is not a valid value` })));
     return fc.oneof(...arbitraries);
   }
 
@@ -146,7 +175,9 @@ export class ContractFuzzer {
   cases(operation: FuzzOperation, credentials: Credentials): Arbitrary<Case> {
     const parameters = fc.tuple(
       ...operation.parameters.map((p) =>
-        p.required ? this.parameterValue(p).map((v) => ({ p, v })) : fc.option(this.parameterValue(p), { nil: undefined, freq: 2 }).map((v) => ({ p, v })),
+        p.required
+          ? this.parameterValue(p).map((v) => ({ p, v }))
+          : fc.option(this.parameterValue(p), { nil: undefined, freq: 2 }).map((v) => ({ p, v })),
       ),
     );
     const auth = fc.constantFrom<Who>('full', 'full', 'full', 'read', 'none', 'garbage', ...(operation.bearer ? [] : (['basic'] as const)));
@@ -163,11 +194,18 @@ export class ContractFuzzer {
     const values = operation.parameters.filter((p) => p.example !== undefined).map((p) => ({ p, v: { text: String(p.example) } }));
     const example = operation.body?.example;
     if (!values.length && example === undefined) return undefined;
-    const payload = example === undefined ? {} : { text: this.encode(operation.body!.mediaType, example), contentType: operation.body!.mediaType };
+    const payload =
+      example === undefined ? {} : { text: this.encode(operation.body!.mediaType, example), contentType: operation.body!.mediaType };
     return this.assemble(operation, credentials, values, operation.bearer ? 'full' : operation.clientBasic ? 'basic' : 'none', payload);
   }
 
-  private assemble(operation: FuzzOperation, credentials: Credentials, values: { p: Parameter; v: ParameterValue | undefined }[], who: Who, payload: Payload): Case {
+  private assemble(
+    operation: FuzzOperation,
+    credentials: Credentials,
+    values: { p: Parameter; v: ParameterValue | undefined }[],
+    who: Who,
+    payload: Payload,
+  ): Case {
     let path = operation.path;
     const query: string[] = [];
     const headers: [string, string][] = [];
@@ -175,7 +213,10 @@ export class ContractFuzzer {
     for (const { p, v } of values) {
       if (!v) continue;
       if (v.breaks) breaks.push(v.breaks);
-      const encoded = v.breaks && p.in === 'path' ? v.text.replace(/[^\x21-\x7e]/g, encodeURIComponent).replace(/[/?#]/g, encodeURIComponent) : encodeURIComponent(v.text);
+      const encoded =
+        v.breaks && p.in === 'path'
+          ? v.text.replace(/[^\x21-\x7e]/g, encodeURIComponent).replace(/[/?#]/g, encodeURIComponent)
+          : encodeURIComponent(v.text);
       if (p.in === 'path') path = path.replace(`{${p.name}}`, encoded);
       else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${encoded}`);
       else headers.push([p.name, v.text]);
@@ -187,22 +228,39 @@ export class ContractFuzzer {
     if (payload.contentType) headers.push(['Content-Type', payload.contentType]);
     if (payload.breaks) breaks.push(payload.breaks);
     const target = `${path}${query.length ? `?${query.join('&')}` : ''}`;
-    return { operationId: operation.operationId, request: { method: operation.method, target, headers, body: payload.text }, breaks: breaks.length ? breaks.join('; ') : undefined };
+    return {
+      operationId: operation.operationId,
+      request: { method: operation.method, target, headers, body: payload.text },
+      breaks: breaks.length ? breaks.join('; ') : undefined,
+    };
   }
 
   private encode(mediaType: string, value: unknown): string {
-    return mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(Object.entries(value as object).map(([k, v]) => [k, String(v)])).toString() : JSON.stringify(value);
+    return mediaType === 'application/x-www-form-urlencoded'
+      ? new URLSearchParams(Object.entries(value as object).map(([k, v]) => [k, String(v)])).toString()
+      : JSON.stringify(value);
   }
 
   private body(operation: FuzzOperation): Arbitrary<Payload> {
     const declared = operation.body;
     // A body on GET is ignored (documented); on other methods that take none it is refused.
-    if (!declared) return fc.oneof(fc.constant({}), fc.constant({}), fc.constant({ text: '{"x":1}', contentType: 'application/json', breaks: operation.method === 'GET' ? undefined : 'a body the operation does not take' }));
+    if (!declared)
+      return fc.oneof(
+        fc.constant({}),
+        fc.constant({}),
+        fc.constant({
+          text: '{"x":1}',
+          contentType: 'application/json',
+          breaks: operation.method === 'GET' ? undefined : 'a body the operation does not take',
+        }),
+      );
     const encode = (value: unknown) => this.encode(declared.mediaType, value);
     const valid = this.schemas.valid(declared.schema).map((value) => ({ text: encode(value), contentType: declared.mediaType }));
     const invalid = this.schemas
       .invalid(declared.schema)
-      .filter((value) => declared.mediaType === 'application/json' || (value !== null && typeof value === 'object' && !Array.isArray(value)))
+      .filter(
+        (value) => declared.mediaType === 'application/json' || (value !== null && typeof value === 'object' && !Array.isArray(value)),
+      )
       .map((value) => ({ text: encode(value), contentType: declared.mediaType, breaks: 'body violates its schema' }));
     const malformed = fc.constantFrom(
       { text: '{"unterminated', contentType: declared.mediaType, breaks: 'body is not well-formed' },
@@ -269,7 +327,8 @@ export class ContractFuzzer {
         return finding(`${status} header ${name}: ${JSON.stringify(value)} breaks its schema (${this.ajv.errorsText()})`);
       }
     }
-    if (testCase.breaks && (status < 400 || status >= 500)) return finding(`accepted a request that breaks the contract (${testCase.breaks}) with ${status}`);
+    if (testCase.breaks && (status < 400 || status >= 500))
+      return finding(`accepted a request that breaks the contract (${testCase.breaks}) with ${status}`);
     return undefined;
   }
 

@@ -54,7 +54,8 @@ export function rawRequest(port: number, request: RawRequest, signal?: AbortSign
       settled();
       const data = Buffer.concat(chunks);
       const headerEnd = data.indexOf('\r\n\r\n');
-      if (headerEnd < 0) return reject(new Error(`no HTTP response (${data.length} bytes): ${JSON.stringify(data.toString('latin1').slice(0, 200))}`));
+      if (headerEnd < 0)
+        return reject(new Error(`no HTTP response (${data.length} bytes): ${JSON.stringify(data.toString('latin1').slice(0, 200))}`));
       const [statusLine = '', ...lines] = data.subarray(0, headerEnd).toString('latin1').split('\r\n');
       const headers: Record<string, string> = {};
       for (const line of lines) {

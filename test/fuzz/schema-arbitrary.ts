@@ -22,7 +22,10 @@ export class SchemaArbitraries {
   private deref(schema: Schema): Schema {
     let current = schema;
     while (current && typeof current.$ref === 'string') {
-      const segments = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const segments = current.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
       current = segments.reduce((n: Schema, key: string) => n[key], this.document);
     }
     return current;
@@ -93,9 +96,13 @@ export class SchemaArbitraries {
     const fits = (s: string) => s.length >= minLength && s.length <= maxLength;
     switch (schema.format) {
       case 'date':
-        return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+        return fc
+          .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString().slice(0, 10));
       case 'date-time':
-        return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+        return fc
+          .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+          .map((d) => d.toISOString());
       case 'email':
         return fc.emailAddress().filter(fits);
       case 'uri':
@@ -127,11 +134,13 @@ export class SchemaArbitraries {
     if (types.includes('string')) {
       if (schema.maxLength !== undefined) options.push(fc.constant('a'.repeat(schema.maxLength + 1)));
       if (schema.minLength) options.push(fc.constant(''));
-      if (schema.pattern || schema.format) options.push(fc.constantFrom('!', ' ', 'a b', '../x', '%00', 'ÄÖ', '2026-13-45', 'x'.repeat(40)));
+      if (schema.pattern || schema.format)
+        options.push(fc.constantFrom('!', ' ', 'a b', '../x', '%00', 'ÄÖ', '2026-13-45', 'x'.repeat(40)));
     }
     if (types.includes('array') && schema.items) {
       options.push(fc.array(this.breaking(schema.items, depth + 1), { minLength: 1, maxLength: 2 }));
-      if (schema.maxItems !== undefined) options.push(fc.array(this.build(schema.items, depth + 1), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 1 }));
+      if (schema.maxItems !== undefined)
+        options.push(fc.array(this.build(schema.items, depth + 1), { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 1 }));
     }
     if ((types.length === 0 || types.includes('object')) && schema.properties && depth < 4) {
       const valid = this.object(schema, depth);

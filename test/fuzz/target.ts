@@ -63,9 +63,12 @@ export async function startFuzzTarget(main: string): Promise<FuzzTarget> {
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop()!;
     // A declared 503 (no assistant configured, busy) is logged at error level too; it is an answer, not a failure.
-    for (const line of lines) if (/"level":(50|60)/.test(line) && !line.includes('"status":503') && errors.length < ERRORS_KEPT) errors.push(line);
+    for (const line of lines)
+      if (/"level":(50|60)/.test(line) && !line.includes('"status":503') && errors.length < ERRORS_KEPT) errors.push(line);
   });
-  const exited = new Promise<void>((resolve) => (service.child.exitCode !== null || service.child.signalCode !== null ? resolve() : service.child.once('exit', () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    service.child.exitCode !== null || service.child.signalCode !== null ? resolve() : service.child.once('exit', () => resolve()),
+  );
   const stop = async () => {
     service.stop();
     await exited;

@@ -37,7 +37,9 @@ export async function rssOf(pid: number): Promise<number | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && process.platform === 'linux') return undefined;
   }
   return new Promise((resolve) =>
-    execFile('ps', ['-o', 'rss=', '-p', String(pid)], (error, stdout) => resolve(error || !stdout.trim() ? undefined : Number(stdout.trim()) * 1024)),
+    execFile('ps', ['-o', 'rss=', '-p', String(pid)], (error, stdout) =>
+      resolve(error || !stdout.trim() ? undefined : Number(stdout.trim()) * 1024),
+    ),
   );
 }
 
@@ -149,7 +151,10 @@ export class ServiceWatch {
 
   private suspects(): string[] {
     const inFlight = [...this.inFlight].map((curl) => `in flight: ${curl}`);
-    const sent = this.recent.filter((curl) => !this.inFlight.has(curl)).reverse().map((curl) => `just sent: ${curl}`);
+    const sent = this.recent
+      .filter((curl) => !this.inFlight.has(curl))
+      .reverse()
+      .map((curl) => `just sent: ${curl}`);
     return [...inFlight, ...sent];
   }
 

@@ -38,7 +38,8 @@ const deref = (node: Json): Json => (refName(node) ? deref(components[refName(no
  * The one mapping between the contracts: a GraphQL object, union or enum type has the name of its component schema;
  * an input type too, with `Input` appended where an object type holds the name.
  */
-const componentOf = (graphqlName: string) => (graphqlName.endsWith('Input') && components[graphqlName.slice(0, -5)] ? graphqlName.slice(0, -5) : graphqlName);
+const componentOf = (graphqlName: string) =>
+  graphqlName.endsWith('Input') && components[graphqlName.slice(0, -5)] ? graphqlName.slice(0, -5) : graphqlName;
 
 /**
  * A member's kind written the same way for both contracts: `Float!`, `[Order!]!`, `enum(buy|sell)`. A member REST
@@ -46,9 +47,11 @@ const componentOf = (graphqlName: string) => (graphqlName.endsWith('Input') && c
  */
 function openApiKind(node: Json, required: boolean): string {
   const alternatives: Json[] = node.oneOf ?? [];
-  const nullable = (Array.isArray(node.type) && node.type.includes('null')) || alternatives.some((a) => a.type === 'null') || node.enum?.includes(null);
+  const nullable =
+    (Array.isArray(node.type) && node.type.includes('null')) || alternatives.some((a) => a.type === 'null') || node.enum?.includes(null);
   const bang = required && !nullable ? '!' : '';
-  const inner = alternatives.length > 0 && alternatives.every((a) => a.type === 'null' || a.$ref) ? alternatives.filter((a) => a.$ref) : [node];
+  const inner =
+    alternatives.length > 0 && alternatives.every((a) => a.type === 'null' || a.$ref) ? alternatives.filter((a) => a.$ref) : [node];
   const single = inner.length === 1 ? inner[0]! : node;
   const name = refName(single);
   const target = deref(single);
@@ -63,12 +66,21 @@ function openApiKind(node: Json, required: boolean): string {
 function graphqlKind(type: GraphQLType): string {
   if (isNonNullType(type)) return `${graphqlKind(type.ofType)}!`;
   if (isListType(type)) return `[${graphqlKind(type.ofType)}]`;
-  if (isEnumType(type)) return `enum(${type.getValues().map((v) => v.value).join('|')})`;
+  if (isEnumType(type))
+    return `enum(${type
+      .getValues()
+      .map((v) => v.value)
+      .join('|')})`;
   if (type.name === 'ID') return 'String';
   return isObjectType(type) || isUnionType(type) || isInputObjectType(type) ? componentOf(type.name) : type.name;
 }
 
-function expectSameMembers(where: string, fields: (GraphQLField<unknown, unknown> | GraphQLInputField | GraphQLArgument)[], properties: Record<string, Json>, required: string[]) {
+function expectSameMembers(
+  where: string,
+  fields: (GraphQLField<unknown, unknown> | GraphQLInputField | GraphQLArgument)[],
+  properties: Record<string, Json>,
+  required: string[],
+) {
   expect(fields.map((f) => f.name).sort(), `${where}: members`).to.deep.equal(Object.keys(properties).sort());
   for (const field of fields) {
     const member = properties[field.name]!;
@@ -101,7 +113,10 @@ describe('schema.graphql holds to openapi.yaml', () => {
 
   it('unions and named enums are their component schemas', () => {
     for (const type of types.filter(isUnionType)) {
-      expect(type.getTypes().map((t) => t.name), type.name).to.deep.equal(components[type.name]!.oneOf.map(refName));
+      expect(
+        type.getTypes().map((t) => t.name),
+        type.name,
+      ).to.deep.equal(components[type.name]!.oneOf.map(refName));
     }
     for (const type of types.filter((t) => isEnumType(t) && components[t.name])) {
       expect(isEnumType(type) && type.getValues().map((v) => v.value), type.name).to.deep.equal(components[type.name]!.enum);
@@ -117,14 +132,24 @@ describe('schema.graphql holds to openapi.yaml', () => {
         expect(operationScopes, `${where} @operation(id: "${operationId}")`).to.have.property(operationId);
         seen.push(operationId);
         const operation = contract.operation(operationId);
-        expect(root.name, `${where}: reads are queries`).to.equal(operation.method === 'GET' || operationId === 'evaluateGoalFeasibility' ? 'Query' : 'Mutation');
+        expect(root.name, `${where}: reads are queries`).to.equal(
+          operation.method === 'GET' || operationId === 'evaluateGoalFeasibility' ? 'Query' : 'Mutation',
+        );
         expect(isNonNullType(field.type), `${where} is nullable: one failing field keeps the others`).to.equal(false);
         expect(getNamedType(field.type).name, `${where} type`).to.equal(refName(operation.success!.schema));
 
         const parameters = Object.fromEntries(operation.parameters.map((p) => [p.name, p.schema]));
         const args = field.args.filter((a) => a.name !== 'input');
-        expectSameMembers(where, args, parameters, operation.parameters.filter((p) => p.required).map((p) => p.name));
-        for (const arg of args) expect(arg.defaultValue, `${where}(${arg.name}) default`).to.equal(deref(parameters[arg.name]!).default ?? parameters[arg.name]!.default);
+        expectSameMembers(
+          where,
+          args,
+          parameters,
+          operation.parameters.filter((p) => p.required).map((p) => p.name),
+        );
+        for (const arg of args)
+          expect(arg.defaultValue, `${where}(${arg.name}) default`).to.equal(
+            deref(parameters[arg.name]!).default ?? parameters[arg.name]!.default,
+          );
         const input = field.args.find((a) => a.name === 'input');
         // A body with no members (approveOrder accepts `{}`) has nothing GraphQL could carry: no input.
         const members = operation.body ? Object.keys(deref(operation.body.schema).properties ?? {}) : [];
@@ -147,11 +172,15 @@ describe('schema.graphql holds to openapi.yaml', () => {
     const limit = deref(document.components.parameters.Limit.schema);
     expect([limit.minimum, limit.maximum, limit.default]).to.deep.equal([1, LIMITS.maxPageSize, 20]);
     const listSize = (field: GraphQLField<unknown, unknown>) => getDirectiveValues(schema.getDirective('listSize')!, field.astNode!);
-    const isPage = (type: GraphQLOutputType) => isObjectType(getNamedType(type)) && 'next_cursor' in (getNamedType(type) as GraphQLObjectType).getFields();
+    const isPage = (type: GraphQLOutputType) =>
+      isObjectType(getNamedType(type)) && 'next_cursor' in (getNamedType(type) as GraphQLObjectType).getFields();
     for (const root of roots) {
       for (const field of Object.values(root.getFields()).filter((f) => isPage(f.type))) {
         expect(listSize(field)?.slicingArgument, `${root.name}.${field.name} @listSize(slicingArgument)`).to.equal('limit');
-        expect(field.args.map((a) => a.name), field.name).to.include.members(['limit', 'cursor']);
+        expect(
+          field.args.map((a) => a.name),
+          field.name,
+        ).to.include.members(['limit', 'cursor']);
       }
     }
     let embedded = 0;

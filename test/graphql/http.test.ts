@@ -26,7 +26,9 @@ describe('/graphql over HTTP: authentication before execution, GraphQL over HTTP
       expect(response.status).to.equal(401);
       expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
       const rest = await restPortfolio(headers);
-      expect(response.headers.get('www-authenticate')).to.equal(rest.headers.get('www-authenticate')).and.match(/^Bearer realm=/);
+      expect(response.headers.get('www-authenticate'))
+        .to.equal(rest.headers.get('www-authenticate'))
+        .and.match(/^Bearer realm=/);
       expect(response.body).to.include({ type: rest.body.type, title: rest.body.title, status: 401, instance: '/graphql' });
       expect(response.body.request_id).to.be.a('string');
       expect((await server.api.get('/v1/kill-switch', { token })).body.engaged).to.equal(false);
@@ -56,7 +58,9 @@ describe('/graphql over HTTP: authentication before execution, GraphQL over HTTP
   it('answers queries over GET and refuses mutations over GET', async () => {
     const token = await server.token(['read', 'trade']);
     const get = (query: string) =>
-      fetch(`${server.api.baseUrl}/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/graphql-response+json' } });
+      fetch(`${server.api.baseUrl}/graphql?query=${encodeURIComponent(query)}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/graphql-response+json' },
+      });
     const query = await get('{ killSwitch { engaged } }');
     expect(query.status).to.equal(200);
     expect(await query.json()).to.deep.equal({ data: { killSwitch: { engaged: false } } });
@@ -103,7 +107,9 @@ describe('/graphql over HTTP: authentication before execution, GraphQL over HTTP
       },
     });
     expect(results.length).to.be.greaterThan(40);
-    const failures = results.filter((r) => r.status !== 'ok' && /^(MUST|SHOULD) /.test(r.name)).map((r) => `${r.name}: ${'reason' in r ? r.reason : ''}`);
+    const failures = results
+      .filter((r) => r.status !== 'ok' && /^(MUST|SHOULD) /.test(r.name))
+      .map((r) => `${r.name}: ${'reason' in r ? r.reason : ''}`);
     expect(failures).to.deep.equal([]);
   });
 });

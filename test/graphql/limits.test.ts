@@ -43,7 +43,9 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
 
   it('refuses an operation nested deeper than the limit, counting through fragments once each', async () => {
     // schema.graphql has no cycle (its deepest path is 4 levels), so the rule is shown with lower limits.
-    const document = parse('query Q { ...Ideas } fragment Ideas on Query { ideas { data { ...Orders } } } fragment Orders on Idea { orders { events { to } } }');
+    const document = parse(
+      'query Q { ...Ideas } fragment Ideas on Query { ideas { data { ...Orders } } } fragment Orders on Idea { orders { events { to } } }',
+    );
     const schema = createGraphQLSchema();
     expect(validate(schema, document, [depthRule(4)])).to.deep.equal([]);
     const errors = validate(schema, document, [depthRule(3)]);
@@ -79,7 +81,10 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
     expectRefused(await graphql(server, query, { token, variables: { n: 100 } }), 'QUERY_TOO_COSTLY');
     const over = await graphql(server, '{ brokers(limit: 1000) { next_cursor } }', { token });
     expect(over.body.data).to.deep.equal({ brokers: null });
-    expect(over.body.errors![0].extensions).to.deep.include({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/limit', detail: 'must be <= 100' }] });
+    expect(over.body.errors![0].extensions).to.deep.include({
+      code: 'VALIDATION_ERROR',
+      errors: [{ pointer: '/limit', detail: 'must be <= 100' }],
+    });
   });
 
   it('refuses many root fields: each use case costs 100', async () => {
@@ -97,7 +102,8 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
   describe('goalFeasibility costs what its computation costs: 0.75 a month of horizon with a contribution, 0.5 without', () => {
     const goal = (i: number, contribution: boolean) =>
       `g${i}: goalFeasibility(input: {capital: 10000, target: 5000000, horizon_years: 100, market: "US"${contribution ? ', monthly_contribution: 2000' : ''}, assumptions: {expected_return: 0.3, volatility: 0.9${String(i).padStart(2, '0')}}}) { probability }`;
-    const document = (count: number, contribution = true) => `{ ${Array.from({ length: count }, (_, i) => goal(i, contribution)).join(' ')} }`;
+    const document = (count: number, contribution = true) =>
+      `{ ${Array.from({ length: count }, (_, i) => goal(i, contribution)).join(' ')} }`;
 
     it('refuses issue 20’s document (46 aliases of 100-year goals with contributions, σ about 0.9) before anything runs', async () => {
       const query = `{${Array.from({ length: 46 }, (_, i) => `g${i}:goalFeasibility(input:{capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000,assumptions:{expected_return:0.3,volatility:0.9${String(i).padStart(2, '0')}}}){probability}`).join(' ')}}`;
@@ -110,7 +116,9 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
     it('admits nine 100-year goals with contributions (9009) and refuses ten (10010)', async () => {
       const nine = await graphql(server, document(9), { token });
       expect(nine.body.errors).to.equal(undefined);
-      expect(Object.values(nine.body.data).map((g) => typeof (g as { probability: unknown }).probability)).to.deep.equal(Array(9).fill('number'));
+      expect(Object.values(nine.body.data).map((g) => typeof (g as { probability: unknown }).probability)).to.deep.equal(
+        Array(9).fill('number'),
+      );
       expect(expectRefused(await graphql(server, document(10), { token }), 'QUERY_TOO_COSTLY').extensions.actual).to.equal(10 * 1001);
     });
 
@@ -118,12 +126,19 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
       expect(expectRefused(await graphql(server, document(15, false), { token }), 'QUERY_TOO_COSTLY').extensions.actual).to.equal(15 * 701);
       const input = { capital: 10000, target: 5000000, horizon_years: 100, market: 'US', monthly_contribution: 2000 };
       const aliases = Array.from({ length: 10 }, (_, i) => `v${i}: goalFeasibility(input: $goal) { probability }`).join(' ');
-      const refused = await graphql(server, `query Q($goal: GoalFeasibilityRequest!) { ${aliases} }`, { token, variables: { goal: input } });
+      const refused = await graphql(server, `query Q($goal: GoalFeasibilityRequest!) { ${aliases} }`, {
+        token,
+        variables: { goal: input },
+      });
       expect(expectRefused(refused, 'QUERY_TOO_COSTLY').extensions.actual).to.equal(10 * 1001);
     });
 
     it('admits a handful of ordinary goals (30 years with contributions cost 371 each)', async () => {
-      const fields = Array.from({ length: 5 }, (_, i) => `o${i}: goalFeasibility(input: {capital: ${20000 + i * 1000}, target: 400000, horizon_years: 30, market: "US", monthly_contribution: 500}) { probability }`);
+      const fields = Array.from(
+        { length: 5 },
+        (_, i) =>
+          `o${i}: goalFeasibility(input: {capital: ${20000 + i * 1000}, target: 400000, horizon_years: 30, market: "US", monthly_contribution: 500}) { probability }`,
+      );
       const response = await graphql(server, `{ ${fields.join(' ')} }`, { token });
       expect(response.status).to.equal(200);
       expect(response.body.errors).to.equal(undefined);

@@ -21,7 +21,14 @@ const restProblem = (body: Record<string, unknown>) => {
 
 function policyBody(disclosureVersion: string, limits: Record<string, unknown> = {}) {
   return {
-    limits: { max_order_notional: 50_000, max_position_weight: 0.8, max_daily_notional: 500_000, max_daily_loss: 50_000, allowed_markets: ['US'], ...limits },
+    limits: {
+      max_order_notional: 50_000,
+      max_position_weight: 0.8,
+      max_daily_notional: 500_000,
+      max_daily_loss: 50_000,
+      allowed_markets: ['US'],
+      ...limits,
+    },
     target_allocation: [
       { symbol: 'VTI', weight: 0.6 },
       { symbol: 'BND', weight: 0.4 },
@@ -52,7 +59,8 @@ describe('GraphQL and REST give the same answers on the same account', () => {
       expect(body.errors, JSON.stringify(body.errors)).to.equal(undefined);
       return body.data;
     };
-    const rest = async (method: string, path: string, json?: unknown) => (await server.api.request(method, path, { token: account.token, json })).body;
+    const rest = async (method: string, path: string, json?: unknown) =>
+      (await server.api.request(method, path, { token: account.token, json })).body;
     return { ...account, gql, data, rest, propose: (...trades: Parameters<typeof propose>[2]) => propose(server, account, trades) };
   }
 
@@ -60,21 +68,30 @@ describe('GraphQL and REST give the same answers on the same account', () => {
     const h = await holder(false);
     const disclosure = (await h.data(`{ disclosure ${all('Disclosure')} }`)).disclosure;
     expectSameAnswer(disclosure, await h.rest('GET', '/v1/disclosures/current'));
-    const created = (await h.data(`mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) ${all('Policy')} }`, { input: policyBody(disclosure.version) })).createPolicy;
+    const created = (
+      await h.data(`mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) ${all('Policy')} }`, {
+        input: policyBody(disclosure.version),
+      })
+    ).createPolicy;
     expect(created.version).to.equal(1);
     expectSameAnswer(created, await h.rest('GET', '/v1/policies/1'));
     await createPolicy(server, h.token);
-    const reads = await h.data(`{ currentPolicy ${all('Policy')} policy(version: 1) ${all('Policy')} policies(limit: 1) ${all('PolicyList')} }`);
+    const reads = await h.data(
+      `{ currentPolicy ${all('Policy')} policy(version: 1) ${all('Policy')} policies(limit: 1) ${all('PolicyList')} }`,
+    );
     expectSameAnswer(reads.currentPolicy, await h.rest('GET', '/v1/policies/current'));
     expectSameAnswer(reads.policy, created);
     expectSameAnswer(reads.policies, await h.rest('GET', '/v1/policies?limit=1'));
-    const next = await h.data(`query($cursor: String) { policies(limit: 1, cursor: $cursor) ${all('PolicyList')} }`, { cursor: reads.policies.next_cursor });
+    const next = await h.data(`query($cursor: String) { policies(limit: 1, cursor: $cursor) ${all('PolicyList')} }`, {
+      cursor: reads.policies.next_cursor,
+    });
     expectSameAnswer(next.policies, await h.rest('GET', `/v1/policies?limit=1&cursor=${reads.policies.next_cursor}`));
   });
 
   it('ideas and orders: generateIdeas, ideas, idea, orders, order, then approve, reject and cancel, and the portfolio', async () => {
     const h = await holder();
-    const generated = (await h.data(`mutation { generateIdeas(input: {mode: invest_cash, market: "US"}) ${all('GenerateIdeasResponse')} }`)).generateIdeas;
+    const generated = (await h.data(`mutation { generateIdeas(input: {mode: invest_cash, market: "US"}) ${all('GenerateIdeasResponse')} }`))
+      .generateIdeas;
     const [idea] = generated.ideas;
     expect(idea.orders.length).to.be.at.least(2);
     expectSameAnswer(idea, await h.rest('GET', `/v1/ideas/${idea.id}`));
@@ -91,7 +108,9 @@ describe('GraphQL and REST give the same answers on the same account', () => {
     const approved = (await h.data(`mutation($id: ID!) { approveOrder(id: $id) ${all('Order')} }`, { id: first.id })).approveOrder;
     expect(approved.status).to.equal('filled');
     expectSameAnswer(approved, await h.rest('GET', `/v1/orders/${first.id}`));
-    const rejected = (await h.data(`mutation($id: ID!) { rejectOrder(id: $id, input: {reason: "not today"}) ${all('Order')} }`, { id: second.id })).rejectOrder;
+    const rejected = (
+      await h.data(`mutation($id: ID!) { rejectOrder(id: $id, input: {reason: "not today"}) ${all('Order')} }`, { id: second.id })
+    ).rejectOrder;
     expect(rejected.events.at(-1)).to.include({ to: 'rejected', reason: 'not today' });
     expectSameAnswer(rejected, await h.rest('GET', `/v1/orders/${second.id}`));
     const [third] = await h.propose({ symbol: 'BND', side: 'buy', quantity: '1' });
@@ -108,10 +127,13 @@ describe('GraphQL and REST give the same answers on the same account', () => {
     const h = await holder();
     const [order] = await h.propose({ symbol: 'VTI', side: 'buy', quantity: '2' });
     await h.rest('POST', `/v1/orders/${order!.id}/approve`);
-    const report = (await h.data(`mutation { generateDailyReport(input: {date: "2026-11-20"}) ${all('DailyReport')} }`)).generateDailyReport;
+    const report = (await h.data(`mutation { generateDailyReport(input: {date: "2026-11-20"}) ${all('DailyReport')} }`))
+      .generateDailyReport;
     expect(report.orders.filled).to.equal(1);
     expectSameAnswer(report, await h.rest('GET', '/v1/reports/daily/2026-11-20'));
-    const reads = await h.data(`{ dailyReport(date: "2026-11-20") ${all('DailyReport')} dailyReports(from: "2026-11-01", to: "2026-11-20", limit: 5) ${all('DailyReportList')} }`);
+    const reads = await h.data(
+      `{ dailyReport(date: "2026-11-20") ${all('DailyReport')} dailyReports(from: "2026-11-01", to: "2026-11-20", limit: 5) ${all('DailyReportList')} }`,
+    );
     expectSameAnswer(reads.dailyReport, report);
     expectSameAnswer(reads.dailyReports, await h.rest('GET', '/v1/reports/daily?from=2026-11-01&to=2026-11-20&limit=5'));
   });
@@ -128,8 +150,17 @@ describe('GraphQL and REST give the same answers on the same account', () => {
     expect(engaged).to.include({ engaged: true, reason: 'graph stop', level: 'account', engaged_by: h.clientId });
     expectSameAnswer(engaged, await h.rest('GET', '/v1/kill-switch'));
 
-    const input = { capital: 10_000, target: 25_000, horizon_years: 10, market: 'US', monthly_contribution: 200, assumptions: { expected_return: 0.06, volatility: 0.15 } };
-    const feasibility = (await h.data(`query($input: GoalFeasibilityRequest!) { goalFeasibility(input: $input) ${all('GoalFeasibilityResult')} }`, { input })).goalFeasibility;
+    const input = {
+      capital: 10_000,
+      target: 25_000,
+      horizon_years: 10,
+      market: 'US',
+      monthly_contribution: 200,
+      assumptions: { expected_return: 0.06, volatility: 0.15 },
+    };
+    const feasibility = (
+      await h.data(`query($input: GoalFeasibilityRequest!) { goalFeasibility(input: $input) ${all('GoalFeasibilityResult')} }`, { input })
+    ).goalFeasibility;
     expect(feasibility.suggestions).to.have.length(4);
     expectSameAnswer(unaliased(feasibility), await h.rest('POST', '/v1/goals/feasibility', input));
   });
@@ -137,7 +168,10 @@ describe('GraphQL and REST give the same answers on the same account', () => {
   describe('errors carry the problem REST answers', () => {
     it('a blocked order: CHECKS_FAILED with the same failed_checks', async () => {
       const h = await holder();
-      const [viaRest, viaGraphql] = await h.propose({ symbol: 'VTI', side: 'buy', quantity: '400' }, { symbol: 'VTI', side: 'buy', quantity: '400' });
+      const [viaRest, viaGraphql] = await h.propose(
+        { symbol: 'VTI', side: 'buy', quantity: '400' },
+        { symbol: 'VTI', side: 'buy', quantity: '400' },
+      );
       const rest = await h.rest('POST', `/v1/orders/${viaRest!.id}/approve`);
       expect(rest.status).to.equal(422);
       const body = await h.gql('mutation($id: ID!) { approveOrder(id: $id) { id } }', { id: viaGraphql!.id });
@@ -150,7 +184,14 @@ describe('GraphQL and REST give the same answers on the same account', () => {
       expect(problem).to.deep.equal(expected);
       expect(problem.failed_checks.map((f: { check: string }) => f.check)).to.include('policy.max_order_notional');
       expect(graphqlOrder).to.include({ id: viaGraphql!.id, status: 'blocked' });
-      expect({ ...graphqlOrder, id: restOrder.id, events: restOrder.events, created_at: restOrder.created_at, updated_at: restOrder.updated_at, expires_at: restOrder.expires_at }).to.deep.equal(restOrder);
+      expect({
+        ...graphqlOrder,
+        id: restOrder.id,
+        events: restOrder.events,
+        created_at: restOrder.created_at,
+        updated_at: restOrder.updated_at,
+        expires_at: restOrder.expires_at,
+      }).to.deep.equal(restOrder);
     });
 
     it('a trigger the state does not allow: INVALID_STATE with current_state and allowed_triggers', async () => {
@@ -159,14 +200,19 @@ describe('GraphQL and REST give the same answers on the same account', () => {
       await h.data('mutation($id: ID!) { rejectOrder(id: $id) { status } }', { id: order!.id });
       const body = await h.gql('mutation($id: ID!) { cancelOrder(id: $id, input: {reason: "too late"}) { status } }', { id: order!.id });
       expect(body.errors![0].extensions).to.include({ code: 'INVALID_STATE', status: 409, current_state: 'rejected' });
-      expect(problemOf(body.errors![0])).to.deep.equal(restProblem(await h.rest('POST', `/v1/orders/${order!.id}/cancel`, { reason: 'too late' })));
+      expect(problemOf(body.errors![0])).to.deep.equal(
+        restProblem(await h.rest('POST', `/v1/orders/${order!.id}/cancel`, { reason: 'too late' })),
+      );
     });
 
     it('validation: the same failures, pointing at the field’s arguments (parameters by name, the body under /input)', async () => {
       const h = await holder();
       const page = await h.gql('{ orders(limit: 0, symbol: "vti") { next_cursor } }');
       const restPage = restProblem(await h.rest('GET', '/v1/orders?limit=0&symbol=vti'));
-      expect(problemOf(page.errors![0])).to.deep.equal({ ...restPage, errors: (restPage.errors as any[]).map((e) => ({ ...e, pointer: e.pointer.replace('/query', '') })) });
+      expect(problemOf(page.errors![0])).to.deep.equal({
+        ...restPage,
+        errors: (restPage.errors as any[]).map((e) => ({ ...e, pointer: e.pointer.replace('/query', '') })),
+      });
       expect((problemOf(page.errors![0]).errors as any[]).map((e) => e.pointer).sort()).to.deep.equal(['/limit', '/symbol']);
 
       const disclosure = await h.rest('GET', '/v1/disclosures/current');
@@ -174,11 +220,20 @@ describe('GraphQL and REST give the same answers on the same account', () => {
       bad.target_allocation[0]!.symbol = 'not a symbol';
       const created = await h.gql('mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }', { input: bad });
       const restCreated = restProblem(await h.rest('POST', '/v1/policies', bad));
-      expect(problemOf(created.errors![0])).to.deep.equal({ ...restCreated, errors: (restCreated.errors as any[]).map((e) => ({ ...e, pointer: `/input${e.pointer}` })) });
-      expect((problemOf(created.errors![0]).errors as any[]).map((e) => e.pointer).sort()).to.deep.equal(['/input/limits/max_position_weight', '/input/target_allocation/0/symbol']);
+      expect(problemOf(created.errors![0])).to.deep.equal({
+        ...restCreated,
+        errors: (restCreated.errors as any[]).map((e) => ({ ...e, pointer: `/input${e.pointer}` })),
+      });
+      expect((problemOf(created.errors![0]).errors as any[]).map((e) => e.pointer).sort()).to.deep.equal([
+        '/input/limits/max_position_weight',
+        '/input/target_allocation/0/symbol',
+      ]);
 
       const report = await h.gql('mutation { generateDailyReport(input: {date: "2026-02-30"}) { id } }');
-      expect(problemOf(report.errors![0])).to.deep.equal({ ...restProblem(await h.rest('POST', '/v1/reports/daily', { date: '2026-02-30' })), errors: [{ pointer: '/input/date', detail: 'must match format "date"' }] });
+      expect(problemOf(report.errors![0])).to.deep.equal({
+        ...restProblem(await h.rest('POST', '/v1/reports/daily', { date: '2026-02-30' })),
+        errors: [{ pointer: '/input/date', detail: 'must match format "date"' }],
+      });
     });
 
     it('not found, a missing policy and a missing consent, as REST answers them', async () => {
@@ -192,10 +247,14 @@ describe('GraphQL and REST give the same answers on the same account', () => {
 
       const ideas = await h.gql('mutation { generateIdeas(input: {mode: rebalance, market: "US"}) { notes } }');
       expect(ideas.errors![0].extensions.code).to.equal('POLICY_REQUIRED');
-      expect(problemOf(ideas.errors![0])).to.deep.equal(restProblem(await h.rest('POST', '/v1/ideas/generate', { mode: 'rebalance', market: 'US' })));
+      expect(problemOf(ideas.errors![0])).to.deep.equal(
+        restProblem(await h.rest('POST', '/v1/ideas/generate', { mode: 'rebalance', market: 'US' })),
+      );
 
       const { consent: _consent, ...withoutConsent } = policyBody('2026-11-01');
-      const consent = await h.gql('mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }', { input: { ...withoutConsent, consent: null } });
+      const consent = await h.gql('mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }', {
+        input: { ...withoutConsent, consent: null },
+      });
       expect(consent.errors![0].extensions.code).to.equal('CONSENT_REQUIRED');
       expect(problemOf(consent.errors![0])).to.deep.equal(restProblem(await h.rest('POST', '/v1/policies', withoutConsent)));
     });

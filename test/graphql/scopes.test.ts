@@ -29,10 +29,21 @@ const ARGUMENTS: Record<string, string> = {
   engageKillSwitch: '(input: {reason: "scope test"})',
 };
 
-const rootFields = ([['query', schema.getQueryType()!], ['mutation', schema.getMutationType()!]] as [string, GraphQLObjectType][]).flatMap(([keyword, type]) =>
+const rootFields = (
+  [
+    ['query', schema.getQueryType()!],
+    ['mutation', schema.getMutationType()!],
+  ] as [string, GraphQLObjectType][]
+).flatMap(([keyword, type]) =>
   Object.values(type.getFields()).map((field) => {
     const operationId = getDirectiveValues(schema.getDirective('operation')!, field.astNode!)!.id as keyof typeof operationScopes;
-    return { keyword, name: field.name, operationId, required: operationScopes[operationId][0][0] as string, text: `${keyword} { ${field.name}${ARGUMENTS[field.name] ?? ''} { __typename } }` };
+    return {
+      keyword,
+      name: field.name,
+      operationId,
+      required: operationScopes[operationId][0][0] as string,
+      text: `${keyword} { ${field.name}${ARGUMENTS[field.name] ?? ''} { __typename } }`,
+    };
   }),
 );
 
@@ -75,19 +86,26 @@ describe('/graphql scopes: every root field needs exactly its REST operation’s
       expect(problem).to.deep.equal(restProblem);
 
       const allowed = await graphql(server, field.text, { token: await server.token([field.required]) });
-      for (const other of allowed.body.errors ?? []) expect(other.extensions.code, JSON.stringify(other)).to.not.equal('INSUFFICIENT_SCOPE');
+      for (const other of allowed.body.errors ?? [])
+        expect(other.extensions.code, JSON.stringify(other)).to.not.equal('INSUFFICIENT_SCOPE');
     });
   }
 
   it('refuses a read-only token’s trade mutation with a scope error and changes nothing', async () => {
     const reader = await server.account(['read']);
-    const response = await graphql(server, 'mutation { engageKillSwitch(input: {reason: "read-only"}) { engaged } }', { token: reader.token });
+    const response = await graphql(server, 'mutation { engageKillSwitch(input: {reason: "read-only"}) { engaged } }', {
+      token: reader.token,
+    });
     expect(response.body.errors![0].extensions).to.include({ code: 'INSUFFICIENT_SCOPE', status: 403, required_scope: 'trade' });
-    expect((await graphql(server, '{ killSwitch { engaged } }', { token: reader.token })).body.data).to.deep.equal({ killSwitch: { engaged: false } });
+    expect((await graphql(server, '{ killSwitch { engaged } }', { token: reader.token })).body.data).to.deep.equal({
+      killSwitch: { engaged: false },
+    });
   });
 
   it('does not ask GraphQL callers for the mcp scope', async () => {
     const token = await server.token(['read']);
-    expect((await graphql(server, '{ killSwitch { engaged } }', { token })).body).to.deep.equal({ data: { killSwitch: { engaged: false } } });
+    expect((await graphql(server, '{ killSwitch { engaged } }', { token })).body).to.deep.equal({
+      data: { killSwitch: { engaged: false } },
+    });
   });
 });

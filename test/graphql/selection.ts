@@ -8,7 +8,11 @@ import { getNamedType, isObjectType, isUnionType, type GraphQLObjectType, type G
  */
 export function selectAll(schema: GraphQLSchema, typeName: string, alias = ''): string {
   const type = schema.getType(typeName);
-  if (isUnionType(type)) return `{ ${type.getTypes().map((member) => `... on ${member.name} ${selectAll(schema, member.name, `${member.name}__`)}`).join(' ')} }`;
+  if (isUnionType(type))
+    return `{ ${type
+      .getTypes()
+      .map((member) => `... on ${member.name} ${selectAll(schema, member.name, `${member.name}__`)}`)
+      .join(' ')} }`;
   const fields = Object.values((type as GraphQLObjectType).getFields()).map((field) => {
     const named = getNamedType(field.type);
     const key = alias ? `${alias}${field.name}: ${field.name}` : field.name;

@@ -17,7 +17,11 @@ export interface GraphQLRequest {
 
 /** POSTs one GraphQL operation to /graphql as a client would (JSON in, JSON out). */
 export async function graphql<T = any>(server: TestServer, query: string, options: GraphQLRequest = {}): Promise<GraphQLResponse<T>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...options.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json, application/json',
+    ...options.headers,
+  };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const response = await fetch(`${server.api.baseUrl}/graphql`, {
     method: 'POST',

@@ -40,7 +40,11 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
     server.api.post(path, { json, headers: { 'x-forwarded-for': ip, ...(solution !== undefined ? { 'x-ias-challenge': solution } : {}) } });
 
   let people = 0;
-  const person = () => ({ email: `Person${++people}.${Date.now()}@Example.com`, password: 'a long and unusual passphrase', name: 'Ada Lovelace' });
+  const person = () => ({
+    email: `Person${++people}.${Date.now()}@Example.com`,
+    password: 'a long and unusual passphrase',
+    name: 'Ada Lovelace',
+  });
 
   it('GET /v1/challenge issues a signed SHA-256 challenge that is never cached', async () => {
     const response = await server.api.get('/v1/challenge?purpose=signup');
@@ -63,7 +67,12 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
     const issued = await challenge(ip, 'signup');
     const good = solveChallenge(issued.challenge, issued.difficulty);
     // A nonce whose hash misses the difficulty, found by hand (every run: the first nonce that misses it).
-    const misses = (nonce: number) => !createHash('sha256').update(`${issued.challenge}:${nonce}`).digest().subarray(0, 1).equals(Buffer.from([0]));
+    const misses = (nonce: number) =>
+      !createHash('sha256')
+        .update(`${issued.challenge}:${nonce}`)
+        .digest()
+        .subarray(0, 1)
+        .equals(Buffer.from([0]));
     const missing = Array.from({ length: 64 }, (_, nonce) => nonce).find(misses)!;
     expect(issued.difficulty, 'a difficulty of 8 bits or more: a first byte other than 0 misses it').to.be.at.least(8);
     expect(`${issued.challenge}:${missing}`).to.not.equal(good);
@@ -133,7 +142,12 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
     }
 
     const wrong = await post('/v1/login', { email: body.email, password: 'not the password at all' }, ip, await solved(ip, 'login'));
-    const unknown = await post('/v1/login', { email: `nobody.${Date.now()}@example.com`, password: 'not the password at all' }, ip, await solved(ip, 'login'));
+    const unknown = await post(
+      '/v1/login',
+      { email: `nobody.${Date.now()}@example.com`, password: 'not the password at all' },
+      ip,
+      await solved(ip, 'login'),
+    );
     expectProblem(wrong, 401, 'invalid-credentials');
     expectProblem(unknown, 401, 'invalid-credentials');
     expect(unknown.body.detail).to.equal(wrong.body.detail);
@@ -196,7 +210,12 @@ describe('accounts: proof of work, sign-up, login and contact (POST /v1/signup, 
     const ip = from();
     const other = from();
     const attempt = async (address: string, n: number) =>
-      post('/v1/login', { email: `nobody${n}.${people}@example.com`, password: 'not the password at all' }, address, await solved(address, 'login'));
+      post(
+        '/v1/login',
+        { email: `nobody${n}.${people}@example.com`, password: 'not the password at all' },
+        address,
+        await solved(address, 'login'),
+      );
     for (let n = 1; n <= 20; n++) expectProblem(await attempt(ip, n), 401, 'invalid-credentials');
     const locked = await attempt(ip, 21);
     expectProblem(locked, 429, 'login-locked');

@@ -35,7 +35,11 @@ describe('client status reads', () => {
       const connections = () => new Promise<number>((resolve) => server.running.server.getConnections((_error, count) => resolve(count)));
       await until('the 100 requests to reach the server', async () => (await connections()) >= 100);
       const waiting = async () =>
-        (await lock.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n as number;
+        (
+          await lock.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          )
+        ).rows[0].n as number;
       await until('the status read to wait on the lock', async () => (await waiting()) >= 1);
       await lock.query('commit');
       const statuses = await answers;

@@ -60,7 +60,10 @@ describe('heavy computations on the compute pool (goal feasibility off the event
       order.push('read');
       const answers = await Promise.all(burst);
       expect(read.status).to.equal(200);
-      expect(answers.every((r) => r.status === 200 || r.status === 503), JSON.stringify(order)).to.equal(true);
+      expect(
+        answers.every((r) => r.status === 200 || r.status === 503),
+        JSON.stringify(order),
+      ).to.equal(true);
       expect(order.indexOf('read'), JSON.stringify(order)).to.be.lessThan(order.lastIndexOf('heavy 200'));
     });
   });
@@ -100,7 +103,11 @@ describe('heavy computations on the compute pool (goal feasibility off the event
 
     it('GraphQL: the fields beyond the pool fail alone, each with SERVICE_BUSY and retry_after', async () => {
       // Every field of a query starts in the same turn of the event loop: the first two are admitted, the rest refused.
-      const fields = Array.from({ length: 5 }, (_, i) => `g${i}: goalFeasibility(input: {capital: 10000, target: ${20000 + i}, horizon_years: 10, market: "US", monthly_contribution: 100}) { probability }`);
+      const fields = Array.from(
+        { length: 5 },
+        (_, i) =>
+          `g${i}: goalFeasibility(input: {capital: 10000, target: ${20000 + i}, horizon_years: 10, market: "US", monthly_contribution: 100}) { probability }`,
+      );
       const response = await graphql(server, `{ ${fields.join(' ')} }`, { token });
       expect(response.status).to.equal(200);
       expect(response.body.data.g0.probability).to.be.a('number');
@@ -108,7 +115,12 @@ describe('heavy computations on the compute pool (goal feasibility off the event
       expect([response.body.data.g2, response.body.data.g3, response.body.data.g4]).to.deep.equal([null, null, null]);
       expect(response.body.errors!.map((e: { path: string[] }) => e.path[0])).to.deep.equal(['g2', 'g3', 'g4']);
       for (const error of response.body.errors!) {
-        expect(error.extensions).to.include({ code: 'SERVICE_BUSY', type: `${server.url}/problems/service-busy`, status: 503, retry_after: 1 });
+        expect(error.extensions).to.include({
+          code: 'SERVICE_BUSY',
+          type: `${server.url}/problems/service-busy`,
+          status: 503,
+          retry_after: 1,
+        });
       }
     });
 
@@ -157,7 +169,13 @@ describe('heavy computations on the compute pool (goal feasibility off the event
       });
       const { access_token: token } = (await issued.json()) as { access_token: string };
       const answers = await Promise.all(
-        [0, 1, 2].map((i) => fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(heavy(i)) })),
+        [0, 1, 2].map((i) =>
+          fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(heavy(i)),
+          }),
+        ),
       );
       for (const [i, answer] of answers.entries()) {
         expect(answer.status).to.equal(200);

@@ -11,7 +11,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
 const path = '/v1/goals/feasibility';
 const goal = (i: number) => ({ capital: 10_000, target: 50_000 + i, horizon_years: 20, market: 'US', monthly_contribution: 200 });
-const query = (i: number) => `{ goalFeasibility(input: {capital: 10000, target: ${50_000 + i}, horizon_years: 20, market: "US", monthly_contribution: 200}) { probability } }`;
+const query = (i: number) =>
+  `{ goalFeasibility(input: {capital: 10000, target: ${50_000 + i}, horizon_years: 20, market: "US", monthly_contribution: 200}) { probability } }`;
 
 describe('the CPU budget of heavy computations: charged per client where it is spent, one budget for REST, GraphQL and MCP', () => {
   // 1 ms a minute: the first computation of a window is admitted and spends it all (every one costs at least 1 ms).
@@ -35,7 +36,9 @@ describe('the CPU budget of heavy computations: charged per client where it is s
     expect(Number(response.headers.get('retry-after'))).to.be.within(1, 60);
     expect(response.headers.get('cache-control')).to.equal('no-store');
     expect(response.headers.get('ratelimit')).to.match(/^"route"; r=\d+; t=\d+, "cpu"; r=0; t=\d+$/);
-    expect(response.headers.get('ratelimit-policy')).to.match(/^"route"; q=\d+; w=60; pk=:[A-Za-z0-9+/=]+:, "cpu"; q=1; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    expect(response.headers.get('ratelimit-policy')).to.match(
+      /^"route"; q=\d+; w=60; pk=:[A-Za-z0-9+/=]+:, "cpu"; q=1; w=60; pk=:[A-Za-z0-9+/=]+:$/,
+    );
   }
   function expectGraphQLRefused(response: Awaited<ReturnType<typeof graphql>>) {
     expect(response.status).to.equal(200);
@@ -126,7 +129,13 @@ describe('the CPU budget of heavy computations: charged per client where it is s
       if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
-      const env = { DATABASE_URL: database.database.url!, BASE_URL: database.url, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, CPU_BUDGET_MS_PER_MINUTE: '1' };
+      const env = {
+        DATABASE_URL: database.database.url!,
+        BASE_URL: database.url,
+        REDIS_URL,
+        RATE_LIMIT_REDIS_PREFIX: prefix,
+        CPU_BUDGET_MS_PER_MINUTE: '1',
+      };
       processes.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
     });
     after(async () => {
@@ -137,10 +146,16 @@ describe('the CPU budget of heavy computations: charged per client where it is s
 
     it('gives the client one budget on both instances, kept under the configured prefix', async () => {
       const post = (p: ServiceProcess, token: string, i: number) =>
-        fetch(`http://127.0.0.1:${p.port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(goal(i)) });
+        fetch(`http://127.0.0.1:${p.port}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(goal(i)),
+        });
       // Each instance connects to Redis in the background; until then computations would pass uncharged.
       for (const p of processes) {
-        const ready = async () => ((await (await fetch(`http://127.0.0.1:${p.port}/readyz`)).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok';
+        const ready = async () =>
+          ((await (await fetch(`http://127.0.0.1:${p.port}/readyz`)).json()) as { checks: { rate_limit_store?: string } }).checks
+            .rate_limit_store === 'ok';
         await until('an instance to connect to Redis', ready, { attempts: 100, intervalMs: 50 });
       }
       const token = await database!.token(['read']);

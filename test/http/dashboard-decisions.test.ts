@@ -39,7 +39,9 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     expect(approved.status).to.equal(303);
     expect(approved.headers.get('location')).to.equal(`/orders?status=proposed&done=filled&order=${small!.id}`);
     const rejected = await visitor.submit(`/orders/${other!.id}/reject`, { reason: 'Not this week', back: 'https://evil.example/' });
-    expect(rejected.headers.get('location'), 'back only to a page of the dashboard').to.equal(`/orders/${other!.id}?done=rejected&order=${other!.id}`);
+    expect(rejected.headers.get('location'), 'back only to a page of the dashboard').to.equal(
+      `/orders/${other!.id}?done=rejected&order=${other!.id}`,
+    );
 
     const filled = (await server.api.get(`/v1/orders/${small!.id}`, { token: account.token })).body;
     expect(filled.status).to.equal('filled');
@@ -49,13 +51,20 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
       { kind: 'system', name: 'the service' },
     ]);
     const refused = (await server.api.get(`/v1/orders/${other!.id}`, { token: account.token })).body;
-    expect(refused.events.at(-1)).to.deep.include({ to: 'rejected', client_id: 'dashboard', actor: { kind: 'person', name: 'Katherine Johnson' }, reason: 'Not this week' });
+    expect(refused.events.at(-1)).to.deep.include({
+      to: 'rejected',
+      client_id: 'dashboard',
+      actor: { kind: 'person', name: 'Katherine Johnson' },
+      reason: 'Not this week',
+    });
 
     const blocked = await visitor.submit(`/orders/${big!.id}/approve`, {});
     expect(blocked.status).to.equal(422);
     const page = await blocked.text();
     expect(page).to.include('Why it was blocked').and.include('Order larger than your policy allows');
-    expect((await server.api.get(`/v1/orders/${big!.id}`, { token: account.token })).body.failed_checks[0].check).to.equal('policy.max_order_notional');
+    expect((await server.api.get(`/v1/orders/${big!.id}`, { token: account.token })).body.failed_checks[0].check).to.equal(
+      'policy.max_order_notional',
+    );
 
     const list = await visitor.page('/orders');
     expect(list.html).to.include('Katherine Johnson').and.include('API client (API client)');
@@ -70,7 +79,11 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
   it('pages orders 20 at a time, newest first', async () => {
     const { visitor, account } = await person();
     await createPolicy(server, account.token);
-    const orders = await propose(server, account, Array.from({ length: 23 }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })));
+    const orders = await propose(
+      server,
+      account,
+      Array.from({ length: 23 }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })),
+    );
     const first = await visitor.page('/orders');
     const older = /href="(\/orders\?cursor=[^"]+)">Older orders/.exec(first.html)?.[1];
     expect(older).to.be.a('string');
@@ -90,7 +103,8 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     expect(page.html).to.include(`Done: ${idea.orders.length} filled.`);
     noClientId(page.html);
 
-    const next = (await server.api.post('/v1/ideas/generate', { token: account.token, json: { mode: 'rebalance', market: 'US' } })).body.ideas[0];
+    const next = (await server.api.post('/v1/ideas/generate', { token: account.token, json: { mode: 'rebalance', market: 'US' } })).body
+      .ideas[0];
     if (next) {
       await visitor.submit(`/ideas/${next.id}/reject-all`, { reason: 'Later' });
       const orders = (await server.api.get(`/v1/ideas/${next.id}`, { token: account.token })).body.orders;
@@ -124,7 +138,11 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     const signed = await visitor.submit('/policy', form(), '/policy');
     expect(signed.status).to.equal(303);
     const policy = (await server.api.get('/v1/policies/current', { token: account.token })).body;
-    expect(policy.target_allocation).to.deep.equal([{ symbol: 'VTI', weight: 0.333 }, { symbol: 'BND', weight: 0.333 }, { symbol: 'VXUS', weight: 0.334 }]);
+    expect(policy.target_allocation).to.deep.equal([
+      { symbol: 'VTI', weight: 0.333 },
+      { symbol: 'BND', weight: 0.333 },
+      { symbol: 'VXUS', weight: 0.334 },
+    ]);
     expect(policy.limits).to.include({ max_order_notional: 10000, max_position_weight: 0.7 });
     expect(policy.consent.signer_name).to.equal('Katherine Johnson');
     const page = await visitor.page('/policy');
@@ -151,7 +169,13 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     const without = await visitor.post('/contact', { _csrf: csrf, name: 'Ann', email: 'ann@example.org', message: 'Hello' });
     expect(without.status).to.equal(400);
     const issued = (await (await visitor.fetch('/challenge?purpose=contact')).json()) as { challenge: string; difficulty: number };
-    const sent = await visitor.post('/contact', { _csrf: csrf, name: 'Ann', email: 'ann@example.org', message: 'Hello', challenge_solution: solveChallenge(issued.challenge, issued.difficulty) });
+    const sent = await visitor.post('/contact', {
+      _csrf: csrf,
+      name: 'Ann',
+      email: 'ann@example.org',
+      message: 'Hello',
+      challenge_solution: solveChallenge(issued.challenge, issued.difficulty),
+    });
     expect(sent.status).to.equal(303);
     const confirmation = await visitor.page(sent.headers.get('location')!);
     expect(confirmation.html).to.include('Thank you: your message has reached the team.');

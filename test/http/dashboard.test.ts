@@ -15,14 +15,21 @@ describe('dashboard sessions, CSRF and headers (HTTP)', () => {
     await server.services.people.setPassword('rotate@example.com', password);
     const visitor = new Visitor(server.dashboardUrl);
     const loginPage = await visitor.fetch('/login');
-    expect(loginPage.headers.get('content-security-policy')).to.include("default-src 'self'").and.include("script-src 'self'").and.include("form-action 'self'").and.include("frame-ancestors 'none'");
+    expect(loginPage.headers.get('content-security-policy'))
+      .to.include("default-src 'self'")
+      .and.include("script-src 'self'")
+      .and.include("form-action 'self'")
+      .and.include("frame-ancestors 'none'");
     expect(loginPage.headers.get('cache-control')).to.equal('no-store');
 
     const first = await visitor.logIn('rotate@example.com', password);
     expect(first.status).to.equal(303);
     expect(first.headers.get('location')).to.equal('/overview');
     const cookie = visitor.lastSetCookie.find((c) => c.startsWith('ias_session='))!;
-    expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Strict/i).and.not.match(/Secure/i);
+    expect(cookie)
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Strict/i)
+      .and.not.match(/Secure/i);
     const firstToken = visitor.cookies.get('ias_session')!;
     expect((await visitor.fetch('/developer')).status).to.equal(200);
 
@@ -65,7 +72,13 @@ describe('dashboard sessions, CSRF and headers (HTTP)', () => {
     expect((await visitor.post(`/developer/clients/${other.client_id}/revoke`, { _csrf: csrf })).status).to.equal(404);
     expect((await visitor.post(`/developer/clients/${other.client_id}/rotate`, { _csrf: csrf })).status).to.equal(404);
     expect((await visitor.fetch(`/developer/clients/${other.client_id}/revoke`)).status).to.equal(404);
-    expect((await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret } })).status).to.equal(200);
+    expect(
+      (
+        await server.api.post('/oauth/token', {
+          form: { grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret },
+        })
+      ).status,
+    ).to.equal(200);
   });
 });
 
@@ -75,10 +88,15 @@ describe('dashboard served over https (DASHBOARD_URL)', () => {
     try {
       const visitor = new Visitor(server.dashboardUrl);
       await visitor.fetch('/login');
-      expect(visitor.lastSetCookie[0]).to.match(/^__Host-ias_pre=/).and.match(/Secure/i).and.match(/Path=\//);
+      expect(visitor.lastSetCookie[0])
+        .to.match(/^__Host-ias_pre=/)
+        .and.match(/Secure/i)
+        .and.match(/Path=\//);
       await server.services.people.setPassword('secure@example.com', password());
       await visitor.logIn('secure@example.com', password());
-      expect(visitor.lastSetCookie.find((c) => c.startsWith('__Host-ias_session='))).to.match(/Secure/i).and.match(/HttpOnly/i);
+      expect(visitor.lastSetCookie.find((c) => c.startsWith('__Host-ias_session=')))
+        .to.match(/Secure/i)
+        .and.match(/HttpOnly/i);
     } finally {
       await server.close();
     }

@@ -23,7 +23,14 @@ describe('losing the database', () => {
     target.port = String(proxy.port);
     db = await openDatabase({ databaseUrl: target.toString() });
     await migrateToLatest(db.kysely);
-    const config = loadConfig({ PORT: '0', DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0' });
+    const config = loadConfig({
+      PORT: '0',
+      DASHBOARD_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      BCRYPT_COST: '4',
+      CLIENT_STATUS_CACHE_MS: '0',
+    });
     running = await startServer(config, db, pino({ level: 'silent' }));
     api = new ApiClient(`http://127.0.0.1:${running.port}`);
   });
@@ -60,7 +67,12 @@ describe('losing the database', () => {
 });
 
 describe('a database that hangs', () => {
-  const timeouts = { DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_QUERY_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '1500', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000' };
+  const timeouts = {
+    DATABASE_CONNECT_TIMEOUT_MS: '1000',
+    DATABASE_QUERY_TIMEOUT_MS: '2000',
+    DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000',
+  };
   let database: TestDatabase;
   let proxy: TcpProxy;
   let db: Db;
@@ -74,7 +86,15 @@ describe('a database that hangs', () => {
     proxy = new TcpProxy(Number(target.port || 5432), target.hostname);
     await proxy.start();
     target.port = String(proxy.port);
-    const config = loadConfig({ PORT: '0', DASHBOARD_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', BCRYPT_COST: '4', CLIENT_STATUS_CACHE_MS: '0', ...timeouts });
+    const config = loadConfig({
+      PORT: '0',
+      DASHBOARD_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      BCRYPT_COST: '4',
+      CLIENT_STATUS_CACHE_MS: '0',
+      ...timeouts,
+    });
     db = await openDatabase({ databaseUrl: target.toString(), timeouts: config.databaseTimeouts, poolSize: 4 });
     await migrateToLatest(db.kysely);
     running = await startServer(config, db, pino({ level: 'silent' }));

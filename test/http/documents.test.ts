@@ -7,7 +7,10 @@ import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** A GET that shows the bytes on the wire (fetch would decode them). */
-function raw(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function raw(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {
@@ -18,7 +21,8 @@ function raw(url: string, headers: Record<string, string> = {}): Promise<{ statu
       .on('error', reject);
   });
 }
-const decode = (encoding: string | undefined, body: Buffer) => (encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body);
+const decode = (encoding: string | undefined, body: Buffer) =>
+  encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body;
 
 describe('documents, docs and health', () => {
   let server: TestServer;
@@ -49,7 +53,13 @@ describe('documents, docs and health', () => {
       expect(Number(plain.headers['content-length'])).to.equal(plain.body.length);
       const document = JSON.parse(plain.body.toString());
       expect(document.servers[0].url).to.equal('https://api.example.test');
-      for (const [accept, expected] of [['br', 'br'], ['gzip', 'gzip'], ['gzip, deflate, br', 'br'], ['br;q=0.5, gzip', 'gzip'], ['identity', undefined]] as const) {
+      for (const [accept, expected] of [
+        ['br', 'br'],
+        ['gzip', 'gzip'],
+        ['gzip, deflate, br', 'br'],
+        ['br;q=0.5, gzip', 'gzip'],
+        ['identity', undefined],
+      ] as const) {
         const response = await raw(`${base()}/openapi.json`, { 'Accept-Encoding': accept });
         expect(response.status, accept).to.equal(200);
         expect(response.headers['content-encoding'], accept).to.equal(expected);
@@ -141,20 +151,29 @@ describe('documents, docs and health', () => {
       expect(page.headers.get('content-type')).to.match(/^text\/html/);
       expect(page.headers.get('vary')).to.match(/Accept/i);
       const html = await page.text();
-      expect(html).to.include('<code>').and.not.match(/`[^`<]+`/);
+      expect(html)
+        .to.include('<code>')
+        .and.not.match(/`[^`<]+`/);
       const json = await fetch(`${base()}/problems/validation-error`, { headers: { accept: 'application/json' } });
       expect(json.headers.get('content-type')).to.match(/^application\/json/);
-      expect(await json.json()).to.include({ slug: 'validation-error', type: 'https://api.example.test/problems/validation-error', status: 400 });
+      expect(await json.json()).to.include({
+        slug: 'validation-error',
+        type: 'https://api.example.test/problems/validation-error',
+        status: 400,
+      });
     });
 
     it('lists every problem type as JSON, the rate-limit one under its IANA URI, as its page says too', async () => {
-      const list = (await (await fetch(`${base()}/problems`, { headers: { accept: 'application/json' } })).json()) as { data: { slug: string; type: string }[] };
+      const list = (await (await fetch(`${base()}/problems`, { headers: { accept: 'application/json' } })).json()) as {
+        data: { slug: string; type: string }[];
+      };
       expect(list.data.length).to.be.greaterThan(20);
       const quota = list.data.find((p) => p.slug === 'quota-exceeded');
       expect(quota?.type).to.equal('https://iana.org/assignments/http-problem-types#quota-exceeded');
       const page = await (await fetch(`${base()}/problems/quota-exceeded`)).text();
       expect(page).to.include('https://iana.org/assignments/http-problem-types#quota-exceeded').and.include('registered by IANA');
-      for (const problem of list.data.filter((p) => p.slug !== 'quota-exceeded')) expect(problem.type).to.equal(`https://api.example.test/problems/${problem.slug}`);
+      for (const problem of list.data.filter((p) => p.slug !== 'quota-exceeded'))
+        expect(problem.type).to.equal(`https://api.example.test/problems/${problem.slug}`);
       expect((await fetch(`${base()}/problems`)).headers.get('content-type')).to.match(/^text\/html/);
     });
 
@@ -163,7 +182,12 @@ describe('documents, docs and health', () => {
       expect(page.status).to.equal(302);
       expect(page.headers.get('location')).to.equal('/docs');
       const index = (await (await fetch(`${base()}/`, { headers: { accept: 'application/json' } })).json()) as Record<string, string>;
-      expect(index).to.include({ docs: 'https://api.example.test/docs', openapi: 'https://api.example.test/openapi.json', graphql: 'https://api.example.test/graphql', mcp: 'https://api.example.test/mcp' });
+      expect(index).to.include({
+        docs: 'https://api.example.test/docs',
+        openapi: 'https://api.example.test/openapi.json',
+        graphql: 'https://api.example.test/graphql',
+        mcp: 'https://api.example.test/mcp',
+      });
     });
   });
 });

@@ -131,7 +131,10 @@ describe('events: every change in the transaction that makes it, and a feed at G
       ['KillSwitchEngagedEvent', rest.data[1].id],
     ]);
     expect(events.data[1].data).to.deep.equal({ engaged: true, reason: 'channels' });
-    const single = await graphql(server, `query($id: ID!) { event(id: $id) { ... on PolicyCreatedEvent { data { version } } } }`, { token: account.token, variables: { id: rest.data[0].id } });
+    const single = await graphql(server, `query($id: ID!) { event(id: $id) { ... on PolicyCreatedEvent { data { version } } } }`, {
+      token: account.token,
+      variables: { id: rest.data[0].id },
+    });
     expect(single.body.data.event.data.version).to.equal(1);
 
     const mcp = await connectMcp(server, account.token);
@@ -157,7 +160,14 @@ describe('events: every change in the transaction that makes it, and a feed at G
     // A transaction takes its position first (its id), then stays open while a later one commits.
     const slow = db.transaction().execute(async (trx) => {
       const at = new Date();
-      await publish(trx, [{ accountId: account.accountId, type: 'kill_switch.engaged', at, data: { engaged: true, reason: 'slow', engaged_at: at.toISOString(), engaged_by: 'test', level: 'account' } }]);
+      await publish(trx, [
+        {
+          accountId: account.accountId,
+          type: 'kill_switch.engaged',
+          at,
+          data: { engaged: true, reason: 'slow', engaged_at: at.toISOString(), engaged_by: 'test', level: 'account' },
+        },
+      ]);
       written();
       await held;
     });
@@ -183,7 +193,11 @@ describe('events: every change in the transaction that makes it, and a feed at G
   it('concurrent writers and a reader polling meanwhile: the reader sees every event exactly once', async () => {
     const account = await server.account(['read', 'write', 'trade']);
     await createPolicy(server, account.token, { limits: { max_order_notional: 1_000_000, max_daily_notional: 10_000_000 } });
-    const orders = await propose(server, account, Array.from({ length: 24 }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })));
+    const orders = await propose(
+      server,
+      account,
+      Array.from({ length: 24 }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })),
+    );
     const seen: string[] = [];
     let cursor: string | undefined;
     let expected: number | undefined;
@@ -201,9 +215,15 @@ describe('events: every change in the transaction that makes it, and a feed at G
     const today = new Date().toISOString().slice(0, 10);
     // Approvals (serialised per account by its lock), and writers that take no account lock, all at once.
     await Promise.all([
-      ...orders.map((o, i) => (i % 3 === 2 ? server.api.post(`/v1/orders/${o.id}/reject`, { token: account.token }) : server.api.post(`/v1/orders/${o.id}/approve`, { token: account.token }))),
+      ...orders.map((o, i) =>
+        i % 3 === 2
+          ? server.api.post(`/v1/orders/${o.id}/reject`, { token: account.token })
+          : server.api.post(`/v1/orders/${o.id}/approve`, { token: account.token }),
+      ),
       ...Array.from({ length: 6 }, () => server.api.post('/v1/reports/daily', { token: account.token, json: { date: today } })),
-      ...Array.from({ length: 3 }, (_, i) => createPolicy(server, account.token, { limits: { max_order_notional: 1_000_000 + i, max_daily_notional: 10_000_000 } })),
+      ...Array.from({ length: 3 }, (_, i) =>
+        createPolicy(server, account.token, { limits: { max_order_notional: 1_000_000 + i, max_daily_notional: 10_000_000 } }),
+      ),
     ]);
     const all = await server.context.store.db.selectFrom('events').select('id').where('account_id', '=', account.accountId).execute();
     expected = all.length;

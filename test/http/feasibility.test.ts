@@ -37,8 +37,16 @@ describe('POST /v1/goals/feasibility', () => {
     for (const [goal, mu, sigma] of [
       // README and openapi.yaml document the US defaults: μ 0.1166, σ 0.1955.
       [{ capital: 10000, target: 25000, horizon_years: 10, market: 'US' }, 0.1166, 0.1955],
-      [{ capital: 50000, target: 60000, horizon_years: 3.5, market: 'DE', assumptions: { expected_return: 0.08, volatility: 0.19 } }, 0.08, 0.19],
-      [{ capital: 1000, target: 1e6, horizon_years: 40, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } }, 0.07, 0.18],
+      [
+        { capital: 50000, target: 60000, horizon_years: 3.5, market: 'DE', assumptions: { expected_return: 0.08, volatility: 0.19 } },
+        0.08,
+        0.19,
+      ],
+      [
+        { capital: 1000, target: 1e6, horizon_years: 40, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } },
+        0.07,
+        0.18,
+      ],
     ] as const) {
       const response = await evaluate(goal);
       expect(response.status).to.equal(200);
@@ -51,10 +59,23 @@ describe('POST /v1/goals/feasibility', () => {
   it('agrees over HTTP with the independent seeded simulations of test/fixtures (monthly contributions), within their sampling error', async () => {
     // scripts/reference/feasibility-mc.c: 400,000–1,000,000 paths a case; the service documents an accuracy of 0.0005.
     const reference = JSON.parse(readFileSync(new URL('../fixtures/feasibility-reference.json', import.meta.url), 'utf8')) as {
-      capital: number; target: number; horizon_years: number; monthly_contribution: number; expected_return: number; volatility: number; probability: number; standard_error: number;
+      capital: number;
+      target: number;
+      horizon_years: number;
+      monthly_contribution: number;
+      expected_return: number;
+      volatility: number;
+      probability: number;
+      standard_error: number;
     }[];
     for (const c of reference.slice(0, 8)) {
-      const goal = { capital: c.capital, target: c.target, horizon_years: c.horizon_years, monthly_contribution: c.monthly_contribution, market: 'US' };
+      const goal = {
+        capital: c.capital,
+        target: c.target,
+        horizon_years: c.horizon_years,
+        monthly_contribution: c.monthly_contribution,
+        market: 'US',
+      };
       const response = await evaluate({ ...goal, assumptions: { expected_return: c.expected_return, volatility: c.volatility } });
       expect(response.status, JSON.stringify(response.body)).to.equal(200);
       expect(response.body.probability, JSON.stringify(c)).to.be.closeTo(c.probability, 0.0005 + 3 * c.standard_error + 5e-7);
@@ -68,13 +89,25 @@ describe('POST /v1/goals/feasibility', () => {
     expect(response.body.errors).to.have.length(1);
     expect(response.body.errors[0].pointer).to.equal('/assumptions');
     expect(response.body.errors[0].detail).to.match(/required for market JP/);
-    const own = await evaluate({ capital: 10000, target: 20000, horizon_years: 12, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } });
+    const own = await evaluate({
+      capital: 10000,
+      target: 20000,
+      horizon_years: 12,
+      market: 'JP',
+      assumptions: { expected_return: 0.07, volatility: 0.18 },
+    });
     expect(own.status).to.equal(200);
     expect(own.body.assumptions).to.include({ market: 'JP', source: 'request', basis: 'request' });
   });
 
   it('uses the caller’s assumptions when given, and says so', async () => {
-    const response = await evaluate({ capital: 10000, target: 20000, horizon_years: 12, market: 'US', assumptions: { expected_return: 0.05, volatility: 0.1 } });
+    const response = await evaluate({
+      capital: 10000,
+      target: 20000,
+      horizon_years: 12,
+      market: 'US',
+      assumptions: { expected_return: 0.05, volatility: 0.1 },
+    });
     expect(response.body.assumptions).to.include({ expected_return: 0.05, volatility: 0.1, source: 'request' });
     expect(response.body.probability).to.be.closeTo(closedForm(10000, 20000, 12, 0.05, 0.1), 1e-6);
   });
@@ -88,7 +121,10 @@ describe('POST /v1/goals/feasibility', () => {
       [{ ...goal, capital: byKind.capital_needed.capital }, byKind.capital_needed.probability],
       [{ ...goal, horizon_years: byKind.horizon_needed.horizon_years }, byKind.horizon_needed.probability],
       [{ ...goal, target: byKind.target_reachable.target }, byKind.target_reachable.probability],
-      [{ ...goal, monthly_contribution: byKind.monthly_contribution_needed.monthly_contribution }, byKind.monthly_contribution_needed.probability],
+      [
+        { ...goal, monthly_contribution: byKind.monthly_contribution_needed.monthly_contribution },
+        byKind.monthly_contribution_needed.probability,
+      ],
     ] as const;
     for (const [input, stated] of feedBack) {
       expect(stated).to.be.at.least(0.9 - 1e-9);
@@ -104,11 +140,34 @@ describe('POST /v1/goals/feasibility', () => {
     const met = (await evaluate({ capital: 2000, target: 1000, horizon_years: 5, market: 'US' })).body;
     expect(met.required_growth_rate).to.be.below(0);
     expect(met.suggestions.find((s: any) => s.kind === 'horizon_needed')).to.include({ attainable: true, horizon_years: 0 });
-    const certain = (await evaluate({ capital: 1000, target: 1500, horizon_years: 10, market: 'US', assumptions: { expected_return: 0.05, volatility: 0 } })).body;
+    const certain = (
+      await evaluate({
+        capital: 1000,
+        target: 1500,
+        horizon_years: 10,
+        market: 'US',
+        assumptions: { expected_return: 0.05, volatility: 0 },
+      })
+    ).body;
     expect(certain.probability).to.equal(1);
-    const falling = (await evaluate({ capital: 1000, target: 5000, horizon_years: 10, market: 'US', assumptions: { expected_return: -0.02, volatility: 0.2 } })).body;
+    const falling = (
+      await evaluate({
+        capital: 1000,
+        target: 5000,
+        horizon_years: 10,
+        market: 'US',
+        assumptions: { expected_return: -0.02, volatility: 0.2 },
+      })
+    ).body;
     expect(falling.suggestions.find((s: any) => s.kind === 'horizon_needed')).to.deep.include({ attainable: false, horizon_years: null });
-    const extreme = await evaluate({ capital: 1e12, target: 1e12, horizon_years: 100, market: 'US', monthly_contribution: 1e9, assumptions: { expected_return: 1, volatility: 2 } });
+    const extreme = await evaluate({
+      capital: 1e12,
+      target: 1e12,
+      horizon_years: 100,
+      market: 'US',
+      monthly_contribution: 1e9,
+      assumptions: { expected_return: 1, volatility: 2 },
+    });
     expect(extreme.status).to.equal(200);
   });
 
@@ -126,14 +185,27 @@ describe('POST /v1/goals/feasibility', () => {
   });
 
   it('requires the read scope', async () => {
-    const response = await server.api.post(path, { token: await server.token(['trade']), json: { capital: 1, target: 2, horizon_years: 1, market: 'US' } });
+    const response = await server.api.post(path, {
+      token: await server.token(['trade']),
+      json: { capital: 1, target: 2, horizon_years: 1, market: 'US' },
+    });
     expect(response.status).to.equal(403);
   });
 
   it('answers every probability to 6 decimal places', async () => {
-    const response = await evaluate({ capital: 10_000, target: 123_457, horizon_years: 13.7, market: 'US', monthly_contribution: 333, confidence: 0.83 });
+    const response = await evaluate({
+      capital: 10_000,
+      target: 123_457,
+      horizon_years: 13.7,
+      market: 'US',
+      monthly_contribution: 333,
+      confidence: 0.83,
+    });
     expect(response.status).to.equal(200);
-    const probabilities = [response.body.probability, ...response.body.suggestions.map((s: { probability: number | null }) => s.probability)].filter((p) => p !== null);
+    const probabilities = [
+      response.body.probability,
+      ...response.body.suggestions.map((s: { probability: number | null }) => s.probability),
+    ].filter((p) => p !== null);
     expect(probabilities.length).to.be.greaterThan(3);
     for (const p of probabilities) expect(p, String(p)).to.equal(Math.round(p * 1e6) / 1e6);
     expect(probabilities.some((p: number) => p > 0 && p < 1)).to.equal(true);
@@ -153,14 +225,32 @@ describe('POST /v1/goals/feasibility', () => {
 
   it('answers the extremes of every field of the accepted domain, each suggestion a number or an honest null', async () => {
     const statuses = new Map<number, number>();
-    for (const capital of [0, 0.01, 1e12]) for (const horizon_years of [1 / 365.25, 100]) for (const monthly_contribution of [0, 0.01, 1e9]) {
-      for (const [expected_return, volatility] of [[-0.5, 2], [1, 1e-9], [1, 2], [-0.5, 0]]) {
-        const response = await evaluate({ capital, target: 1e12, horizon_years, market: 'US', monthly_contribution, confidence: 0.99, assumptions: { expected_return, volatility } });
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        expect(response.status, JSON.stringify({ capital, horizon_years, monthly_contribution, expected_return, volatility })).to.equal(200);
-        for (const suggestion of response.body.suggestions) expect(suggestion.probability === null || (suggestion.probability >= 0 && suggestion.probability <= 1)).to.equal(true);
-      }
-    }
+    for (const capital of [0, 0.01, 1e12])
+      for (const horizon_years of [1 / 365.25, 100])
+        for (const monthly_contribution of [0, 0.01, 1e9]) {
+          for (const [expected_return, volatility] of [
+            [-0.5, 2],
+            [1, 1e-9],
+            [1, 2],
+            [-0.5, 0],
+          ]) {
+            const response = await evaluate({
+              capital,
+              target: 1e12,
+              horizon_years,
+              market: 'US',
+              monthly_contribution,
+              confidence: 0.99,
+              assumptions: { expected_return, volatility },
+            });
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            expect(response.status, JSON.stringify({ capital, horizon_years, monthly_contribution, expected_return, volatility })).to.equal(
+              200,
+            );
+            for (const suggestion of response.body.suggestions)
+              expect(suggestion.probability === null || (suggestion.probability >= 0 && suggestion.probability <= 1)).to.equal(true);
+          }
+        }
     expect(statuses.get(200)).to.equal(72);
   });
 });

@@ -28,12 +28,26 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
   after(() => server.close());
 
   const policy = () => ({
-    limits: { max_order_notional: 10000, max_position_weight: 0.7, max_daily_notional: 25000, max_daily_loss: 2000, allowed_markets: ['US'] },
+    limits: {
+      max_order_notional: 10000,
+      max_position_weight: 0.7,
+      max_daily_notional: 25000,
+      max_daily_loss: 2000,
+      allowed_markets: ['US'],
+    },
     target_allocation: [{ symbol: 'VTI', weight: 1 }],
     rebalance_band: 0.05,
     consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: 'Ada Lovelace' },
   });
-  const goal = () => ({ capital: 10000, target: 20000, horizon_years: 10, market: 'US', monthly_contribution: 100, confidence: 0.8, assumptions: { expected_return: 0.06, volatility: 0.15 } });
+  const goal = () => ({
+    capital: 10000,
+    target: 20000,
+    horizon_years: 10,
+    market: 'US',
+    monthly_contribution: 100,
+    confidence: 0.8,
+    assumptions: { expected_return: 0.06, volatility: 0.15 },
+  });
 
   async function expectNoPolicy(token: string) {
     expect((await server.api.get('/v1/policies', { token })).body.data).to.deep.equal([]);
@@ -55,8 +69,15 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
       for (const literal of ['1e400', '-1e400']) {
         it(`POST /v1/policies with ${literal} in /${path.join('/')} is 400 validation-error naming it`, async () => {
           const token = await server.token(['read', 'trade']);
-          const body = path[0] === 'target_allocation' ? { ...policy(), target_allocation: [{ symbol: 'VTI', weight: '@number@' }] } : setAt(policy(), path, '@number@');
-          const response = await server.api.post('/v1/policies', { token, body: withLiteral(body, literal), headers: { 'content-type': 'application/json' } });
+          const body =
+            path[0] === 'target_allocation'
+              ? { ...policy(), target_allocation: [{ symbol: 'VTI', weight: '@number@' }] }
+              : setAt(policy(), path, '@number@');
+          const response = await server.api.post('/v1/policies', {
+            token,
+            body: withLiteral(body, literal),
+            headers: { 'content-type': 'application/json' },
+          });
           expect(response.status).to.equal(400);
           expect(response.body.type).to.equal(`${server.url}/problems/validation-error`);
           expect(response.body.errors).to.deep.equal([{ pointer: `/${path.join('/')}`, detail: 'must be a finite number' }]);
@@ -65,10 +86,22 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
       }
     }
 
-    for (const path of [['capital'], ['target'], ['horizon_years'], ['monthly_contribution'], ['confidence'], ['assumptions', 'expected_return'], ['assumptions', 'volatility']]) {
+    for (const path of [
+      ['capital'],
+      ['target'],
+      ['horizon_years'],
+      ['monthly_contribution'],
+      ['confidence'],
+      ['assumptions', 'expected_return'],
+      ['assumptions', 'volatility'],
+    ]) {
       it(`POST /v1/goals/feasibility with 1e400 in /${path.join('/')} is 400 validation-error naming it`, async () => {
         const token = await server.token(['read']);
-        const response = await server.api.post('/v1/goals/feasibility', { token, body: withLiteral(setAt(goal(), path, '@number@'), '1e400'), headers: { 'content-type': 'application/json' } });
+        const response = await server.api.post('/v1/goals/feasibility', {
+          token,
+          body: withLiteral(setAt(goal(), path, '@number@'), '1e400'),
+          headers: { 'content-type': 'application/json' },
+        });
         expect(response.status).to.equal(400);
         expect(response.body.errors).to.deep.equal([{ pointer: `/${path.join('/')}`, detail: 'must be a finite number' }]);
       });
@@ -80,7 +113,8 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
 
     it('a 1e400 literal reaches the contract as Infinity and is a VALIDATION_ERROR pointing at the argument', async () => {
       const token = await server.token(['read', 'trade']);
-      const limits = 'max_order_notional: 1e400, max_position_weight: 0.7, max_daily_notional: 25000, max_daily_loss: 2000, allowed_markets: ["US"]';
+      const limits =
+        'max_order_notional: 1e400, max_position_weight: 0.7, max_daily_notional: 25000, max_daily_loss: 2000, allowed_markets: ["US"]';
       const consent = `disclosure_version: "${disclosureVersion}", accepted: true, signer_name: "Ada"`;
       const query = `mutation { createPolicy(input: {limits: {${limits}}, target_allocation: [{symbol: "VTI", weight: 1}], consent: {${consent}}}) { version } }`;
       const response = await graphql(server, query, { token });
@@ -90,13 +124,22 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
       expect(error.extensions.errors).to.deep.equal([{ pointer: '/input/limits/max_order_notional', detail: 'must be a finite number' }]);
       await expectNoPolicy(token);
 
-      const feasibility = await graphql(server, '{ goalFeasibility(input: {capital: 1e400, target: 100, horizon_years: 1, market: "US"}) { probability } }', { token });
-      expect(feasibility.body.errors![0].extensions.errors).to.deep.equal([{ pointer: '/input/capital', detail: 'must be a finite number' }]);
+      const feasibility = await graphql(
+        server,
+        '{ goalFeasibility(input: {capital: 1e400, target: 100, horizon_years: 1, market: "US"}) { probability } }',
+        { token },
+      );
+      expect(feasibility.body.errors![0].extensions.errors).to.deep.equal([
+        { pointer: '/input/capital', detail: 'must be a finite number' },
+      ]);
     });
 
     it('a 1e400 in variables is refused by GraphQL’s own coercion before anything runs: HTTP 400 naming the variable and its member', async () => {
       const token = await server.token(['read', 'trade']);
-      const body = withLiteral({ query: createPolicy, variables: { input: setAt(policy(), ['limits', 'max_daily_loss'], '@number@') } }, '1e400');
+      const body = withLiteral(
+        { query: createPolicy, variables: { input: setAt(policy(), ['limits', 'max_daily_loss'], '@number@') } },
+        '1e400',
+      );
       const response = await graphql(server, createPolicy, { token, body });
       expect(response.status).to.equal(400);
       expect(response.body.data).to.equal(undefined);
@@ -120,7 +163,9 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
       await expectNoPolicy(token);
 
       const evaluated = await call(token, 'evaluateGoalFeasibility', setAt(goal(), ['assumptions', 'volatility'], '@number@'), '-1e400');
-      expect(problemOf(evaluated.body.result.content[0].text).errors).to.deep.equal([{ pointer: '/assumptions/volatility', detail: 'must be a finite number' }]);
+      expect(problemOf(evaluated.body.result.content[0].text).errors).to.deep.equal([
+        { pointer: '/assumptions/volatility', detail: 'must be a finite number' },
+      ]);
     });
   });
 });

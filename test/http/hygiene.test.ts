@@ -70,7 +70,10 @@ describe('request hygiene and problem details', () => {
   });
 
   it('lists every failing field of an invalid request with a JSON pointer', async () => {
-    const response = await server.api.post(feasibility, { token, json: { capital: -1, horizon_years: 'ten', market: 'US', surprise: true } });
+    const response = await server.api.post(feasibility, {
+      token,
+      json: { capital: -1, horizon_years: 'ten', market: 'US', surprise: true },
+    });
     expectProblem(response, 400, 'validation-error');
     const pointers = response.body.errors.map((e: { pointer: string }) => e.pointer);
     expect(pointers).to.include.members(['/capital', '/target', '/horizon_years', '/surprise']);
@@ -95,10 +98,21 @@ describe('request hygiene and problem details', () => {
 
   it("answers the token endpoint's 405, 406, 413 and 415 in RFC 6749 format (application/json, error) with the problem's members", async () => {
     const wrongMethod = await server.api.request('GET', '/oauth/token', { unchecked: true });
-    const notAcceptable = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials' }, headers: { accept: 'text/html' } });
+    const notAcceptable = await server.api.post('/oauth/token', {
+      form: { grant_type: 'client_credentials' },
+      headers: { accept: 'text/html' },
+    });
     const tooLarge = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', scope: 'x'.repeat(4096) } });
-    const latin1 = await server.api.post('/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' } });
-    for (const [response, status, slug] of [[wrongMethod, 405, 'method-not-allowed'], [notAcceptable, 406, 'not-acceptable'], [tooLarge, 413, 'payload-too-large'], [latin1, 415, 'unsupported-media-type']] as const) {
+    const latin1 = await server.api.post('/oauth/token', {
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' },
+    });
+    for (const [response, status, slug] of [
+      [wrongMethod, 405, 'method-not-allowed'],
+      [notAcceptable, 406, 'not-acceptable'],
+      [tooLarge, 413, 'payload-too-large'],
+      [latin1, 415, 'unsupported-media-type'],
+    ] as const) {
       expect(response.status, slug).to.equal(status);
       expect(response.headers.get('content-type'), slug).to.equal('application/json; charset=utf-8');
       expect(response.headers.get('cache-control'), slug).to.equal('no-store');
@@ -110,7 +124,13 @@ describe('request hygiene and problem details', () => {
     // The stock OAuth client reads the 413 as the OAuth error it is (it throws "response is not JSON" on problem+json).
     const as = { issuer: server.url, token_endpoint: `${server.url}/oauth/token` };
     const client = { client_id: 'ias_client_x' };
-    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost('x'), { scope: 'x'.repeat(4096) }, { [oauth.allowInsecureRequests]: true });
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretPost('x'),
+      { scope: 'x'.repeat(4096) },
+      { [oauth.allowInsecureRequests]: true },
+    );
     const error = await oauth.processClientCredentialsResponse(as, client, response).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(oauth.ResponseBodyError);
     expect(error).to.include({ error: 'invalid_request', status: 413 });
@@ -167,7 +187,11 @@ describe('request hygiene and problem details', () => {
       const response = await fetch(`http://127.0.0.1:${server.running.port}${path}`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.headers.get('x-content-type-options'), path).to.equal('nosniff');
     }
-    const graphql = await fetch(`http://127.0.0.1:${server.running.port}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    const graphql = await fetch(`http://127.0.0.1:${server.running.port}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"query":"{ __typename }"}',
+    });
     expect(graphql.headers.get('x-content-type-options')).to.equal('nosniff');
   });
 
@@ -185,7 +209,8 @@ describe('request hygiene and problem details', () => {
 
   it('answers HEAD on every GET resource like GET, without a body, and lists HEAD where GET is allowed', async () => {
     for (const path of ['/openapi.json', '/v1/brokers', '/healthz']) {
-      const send = (method: string) => fetch(`http://127.0.0.1:${server.running.port}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+      const send = (method: string) =>
+        fetch(`http://127.0.0.1:${server.running.port}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
       const [get, head] = [await send('GET'), await send('HEAD')];
       expect(head.status, path).to.equal(get.status);
       expect(head.headers.get('content-type'), path).to.equal(get.headers.get('content-type'));
@@ -200,14 +225,24 @@ describe('request hygiene and problem details', () => {
     expectProblem(unsupported, 401, 'unauthorized');
     const malformed = await server.api.post('/v1/policies', { body: '{', headers: { 'content-type': 'application/json' } });
     expectProblem(malformed, 401, 'unauthorized');
-    const huge = await server.api.post('/v1/policies', { body: `{"x":"${'a'.repeat(300_000)}"}`, headers: { 'content-type': 'application/json' } });
+    const huge = await server.api.post('/v1/policies', {
+      body: `{"x":"${'a'.repeat(300_000)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(huge, 401, 'unauthorized');
   });
 
   it('ignores a body sent with GET', async () => {
-    const response = await fetch(`http://127.0.0.1:${server.running.port}/v1/brokers`, { method: 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain', 'content-length': '3' }, body: undefined });
+    const response = await fetch(`http://127.0.0.1:${server.running.port}/v1/brokers`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain', 'content-length': '3' },
+      body: undefined,
+    });
     expect(response.status).to.equal(200);
-    const raw = await rawExchange(server.running.port, `GET /v1/brokers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`);
+    const raw = await rawExchange(
+      server.running.port,
+      `GET /v1/brokers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc`,
+    );
     expect(raw).to.match(/^HTTP\/1\.1 200 /);
   });
 
@@ -219,21 +254,37 @@ describe('request hygiene and problem details', () => {
       token: holder.token,
       headers: { 'user-agent': long },
       json: {
-        limits: { max_order_notional: 1000, max_position_weight: 0.8, max_daily_notional: 5000, max_daily_loss: 500, allowed_markets: ['US'] },
+        limits: {
+          max_order_notional: 1000,
+          max_position_weight: 0.8,
+          max_daily_notional: 5000,
+          max_daily_loss: 500,
+          allowed_markets: ['US'],
+        },
         target_allocation: [{ symbol: 'VTI', weight: 1 }],
         consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
       },
     });
     expect(created.status, created.text).to.equal(201);
-    const row = await server.database.db.kysely.selectFrom('policies').select('consent').where('account_id', '=', holder.accountId).executeTakeFirstOrThrow();
+    const row = await server.database.db.kysely
+      .selectFrom('policies')
+      .select('consent')
+      .where('account_id', '=', holder.accountId)
+      .executeTakeFirstOrThrow();
     const consent = (typeof row.consent === 'string' ? JSON.parse(row.consent) : row.consent) as { user_agent: string };
     expect(consent.user_agent).to.equal('a'.repeat(512));
   });
 
   it('answers a NUL byte in a client id at the token endpoint in RFC 6749 format', async () => {
     const requests: { headers: Record<string, string>; body: string }[] = [
-      { headers: { authorization: 'Basic ADp4', 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' },
-      { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=%00&client_secret=x' },
+      {
+        headers: { authorization: 'Basic ADp4', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      },
+      {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=%00&client_secret=x',
+      },
     ];
     for (const request of requests) {
       const response = await server.api.post('/oauth/token', request);

@@ -16,12 +16,23 @@ describe('ideas that know what is pending', () => {
   });
   after(() => server.close());
 
-  async function holder(target = [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }]) {
+  async function holder(
+    target = [
+      { symbol: 'VTI', weight: 0.6 },
+      { symbol: 'BND', weight: 0.4 },
+    ],
+  ) {
     const token = await server.token(['read', 'trade'], `pending${++accounts}@example.com`);
     const response = await server.api.post('/v1/policies', {
       token,
       json: {
-        limits: { max_order_notional: 100000, max_position_weight: 0.9, max_daily_notional: 400000, max_daily_loss: 20000, allowed_markets: ['US'] },
+        limits: {
+          max_order_notional: 100000,
+          max_position_weight: 0.9,
+          max_daily_notional: 400000,
+          max_daily_loss: 20000,
+          allowed_markets: ['US'],
+        },
         target_allocation: target,
         consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: 'Test Holder' },
       },
@@ -35,7 +46,10 @@ describe('ideas that know what is pending', () => {
     return response.body as { ideas: { id: string; orders: { id: string }[] }[]; notes: string[] };
   };
   async function pendingBuys(token: string) {
-    const orders = (await server.api.get('/v1/orders?status=proposed&limit=100', { token })).body.data as { side: string; notional: number }[];
+    const orders = (await server.api.get('/v1/orders?status=proposed&limit=100', { token })).body.data as {
+      side: string;
+      notional: number;
+    }[];
     return orders.filter((o) => o.side === 'buy').reduce((sum, o) => sum + o.notional, 0);
   }
   const cash = async (token: string) => (await server.api.get('/v1/portfolio?market=US', { token })).body.cash as number;
@@ -61,7 +75,9 @@ describe('ideas that know what is pending', () => {
   it('concurrent calls of both modes see each other (the paper-account lock): pending buys stay within the idle cash', async () => {
     const token = await holder();
     const idle = await cash(token);
-    await Promise.all((['invest_cash', 'rebalance', 'invest_cash', 'rebalance', 'invest_cash'] as Mode[]).map((mode) => generate(token, mode)));
+    await Promise.all(
+      (['invest_cash', 'rebalance', 'invest_cash', 'rebalance', 'invest_cash'] as Mode[]).map((mode) => generate(token, mode)),
+    );
     expect(await pendingBuys(token)).to.be.at.most(idle);
   });
 
@@ -82,7 +98,9 @@ describe('ideas that know what is pending', () => {
     expect(proposed).to.deep.equal(idea.orders.map((o) => o.id).sort());
     // Each cancellation is an event of the feed, holding the order as GET answers it (cancelled, its last event naming the idea).
     const feed = await until('the cancellations in the feed', async () => {
-      const found = (await server.api.get('/v1/events?type=order.cancelled&limit=100', { token })).body.data as { data: { id: string; status: string; events: { reason: string }[] } }[];
+      const found = (await server.api.get('/v1/events?type=order.cancelled&limit=100', { token })).body.data as {
+        data: { id: string; status: string; events: { reason: string }[] };
+      }[];
       return found.length >= older.orders.length ? found : undefined;
     });
     expect(feed.map((e) => e.data.id).sort()).to.deep.equal(older.orders.map((o) => o.id).sort());
@@ -93,7 +111,10 @@ describe('ideas that know what is pending', () => {
   });
 
   it('sizes itself around the other modes’ proposals and leaves them alone', async () => {
-    const token = await holder([{ symbol: 'VTI', weight: 0.5 }, { symbol: 'BND', weight: 0.5 }]);
+    const token = await holder([
+      { symbol: 'VTI', weight: 0.5 },
+      { symbol: 'BND', weight: 0.5 },
+    ]);
     const invest = (await generate(token, 'invest_cash')).ideas[0]!;
     const rebalance = await generate(token, 'rebalance');
     expect(rebalance.notes.join(' ')).to.match(/of other ideas \(invest_cash\) still await a decision: [\d.]+ USD of cash is held back/);

@@ -30,11 +30,26 @@ describe('trade ideas', () => {
     const email = `ideas${++accounts}@example.com`;
     return { trade: await server.token(['read', 'trade'], email), read: await server.token(['read'], email) };
   }
-  async function createPolicy(token: string, limits: object = {}, target = [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }], on = server) {
+  async function createPolicy(
+    token: string,
+    limits: object = {},
+    target = [
+      { symbol: 'VTI', weight: 0.6 },
+      { symbol: 'BND', weight: 0.4 },
+    ],
+    on = server,
+  ) {
     const response = await on.api.post('/v1/policies', {
       token,
       json: {
-        limits: { max_order_notional: 100000, max_position_weight: 0.75, max_daily_notional: 400000, max_daily_loss: 20000, allowed_markets: ['US'], ...limits },
+        limits: {
+          max_order_notional: 100000,
+          max_position_weight: 0.75,
+          max_daily_notional: 400000,
+          max_daily_loss: 20000,
+          allowed_markets: ['US'],
+          ...limits,
+        },
         target_allocation: target,
         consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: 'Test Holder' },
       },
@@ -122,12 +137,17 @@ describe('trade ideas', () => {
     });
 
     it('after a policy change, rebalance sells then buys to restore the new allocation', async () => {
-      await createPolicy(token, {}, [{ symbol: 'VTI', weight: 0.3 }, { symbol: 'BND', weight: 0.7 }]);
+      await createPolicy(token, {}, [
+        { symbol: 'VTI', weight: 0.3 },
+        { symbol: 'BND', weight: 0.7 },
+      ]);
       const response = await generate(token, { mode: 'rebalance', market: 'US' });
       expect(response.status).to.equal(201);
       const [rebalance] = response.body.ideas;
       expect(rebalance.mode).to.equal('rebalance');
-      expect(rebalance.rationale).to.match(/VTI 59\.\d %/).and.match(/BND 39\.\d %/);
+      expect(rebalance.rationale)
+        .to.match(/VTI 59\.\d %/)
+        .and.match(/BND 39\.\d %/);
       expect(rebalance.orders.map((o: any) => [o.symbol, o.side, o.status])).to.deep.equal([
         ['VTI', 'sell', 'proposed'],
         ['BND', 'buy', 'proposed'],
@@ -146,7 +166,8 @@ describe('trade ideas', () => {
       await createPolicy(trade, { max_order_notional: 10000 });
       const [idea] = (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas;
       for (const order of idea.orders) expect(order.notional).to.be.at.most(10000);
-      const total = (symbol: string) => idea.orders.filter((o: any) => o.symbol === symbol).reduce((sum: number, o: any) => sum + o.notional, 0);
+      const total = (symbol: string) =>
+        idea.orders.filter((o: any) => o.symbol === symbol).reduce((sum: number, o: any) => sum + o.notional, 0);
       expect(total('VTI')).to.be.within(59690, 59700);
       expect(total('BND')).to.be.within(39790, 39800);
       expect(idea.rationale).to.match(/Split buy [\d.]+ VTI into 6 orders within policy\.max_order_notional \(10000\.00 USD each\)/);
@@ -182,14 +203,19 @@ describe('trade ideas', () => {
       expect(response.body.ideas, JSON.stringify(response.body)).to.deep.equal([]);
       expect(response.body.notes[0]).to.equal('No trade passed the policy check.');
       const notes = response.body.notes.slice(1).join(' ');
-      expect(notes).to.match(/Reduced buy [\d.]+ VTI to [\d.]+ to fit policy\.max_daily_notional \(0\.50 USD left today\)/).and.match(/Dropped buy [\d.]+ VTI: below 1\.00 USD after the limits/);
+      expect(notes)
+        .to.match(/Reduced buy [\d.]+ VTI to [\d.]+ to fit policy\.max_daily_notional \(0\.50 USD left today\)/)
+        .and.match(/Dropped buy [\d.]+ VTI: below 1\.00 USD after the limits/);
     });
 
     it('sells the whole of a holding the policy no longer allows, and approval lets that sell through', async () => {
       const { trade } = await account();
       await createPolicy(trade);
       await approveAll(trade, (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas[0].orders);
-      await createPolicy(trade, { allowed_symbols: ['VTI', 'AGG'] }, [{ symbol: 'VTI', weight: 0.5 }, { symbol: 'AGG', weight: 0.5 }]);
+      await createPolicy(trade, { allowed_symbols: ['VTI', 'AGG'] }, [
+        { symbol: 'VTI', weight: 0.5 },
+        { symbol: 'AGG', weight: 0.5 },
+      ]);
       const [idea] = (await generate(trade, { mode: 'rebalance', market: 'US' })).body.ideas;
       expect(idea.orders.map((o: any) => [o.symbol, o.side])).to.deep.equal([
         ['VTI', 'sell'],
@@ -206,15 +232,28 @@ describe('trade ideas', () => {
 
     it('under a policy blocking one holding, not allowing another and limiting orders to 3,000, rebalance sells both in parts and they fill', async () => {
       const { trade } = await account();
-      await createPolicy(trade, {}, [{ symbol: 'KO', weight: 0.3 }, { symbol: 'JNJ', weight: 0.3 }, { symbol: 'VTI', weight: 0.4 }]);
+      await createPolicy(trade, {}, [
+        { symbol: 'KO', weight: 0.3 },
+        { symbol: 'JNJ', weight: 0.3 },
+        { symbol: 'VTI', weight: 0.4 },
+      ]);
       await approveAll(trade, (await generate(trade, { mode: 'invest_cash', market: 'US' })).body.ideas[0].orders);
-      await createPolicy(trade, { max_order_notional: 3000, max_daily_notional: 400000, blocked_symbols: ['KO'], allowed_symbols: ['KO', 'VTI', 'BND'] }, [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }]);
+      await createPolicy(
+        trade,
+        { max_order_notional: 3000, max_daily_notional: 400000, blocked_symbols: ['KO'], allowed_symbols: ['KO', 'VTI', 'BND'] },
+        [
+          { symbol: 'VTI', weight: 0.6 },
+          { symbol: 'BND', weight: 0.4 },
+        ],
+      );
       const [idea] = (await generate(trade, { mode: 'rebalance', market: 'US' })).body.ideas;
       const sold = (symbol: string) => idea.orders.filter((o: any) => o.symbol === symbol && o.side === 'sell');
       expect(sold('KO').length).to.be.greaterThan(1);
       expect(sold('JNJ').length).to.be.greaterThan(1);
       for (const order of idea.orders) expect(order.notional).to.be.at.most(3000);
-      expect(idea.rationale, idea.rationale).to.match(/Sell all of (KO, JNJ|JNJ, KO): the policy no longer allows them/).and.match(/Split sell [\d.]+ KO into \d+ orders/);
+      expect(idea.rationale, idea.rationale)
+        .to.match(/Sell all of (KO, JNJ|JNJ, KO): the policy no longer allows them/)
+        .and.match(/Split sell [\d.]+ KO into \d+ orders/);
       await approveAll(trade, idea.orders);
       const after = await weights(trade);
       expect(after).to.not.have.property('KO');
@@ -223,7 +262,8 @@ describe('trade ideas', () => {
   });
 
   describe('assistant', () => {
-    const askAssistant = (token: string, instructions?: string) => generate(token, { mode: 'assistant', market: 'US', ...(instructions ? { instructions } : {}) });
+    const askAssistant = (token: string, instructions?: string) =>
+      generate(token, { mode: 'assistant', market: 'US', ...(instructions ? { instructions } : {}) });
 
     it('returns 503 assistant-not-configured without an LLM endpoint', async () => {
       const bare = await startTestServer({}, { clock });
@@ -256,7 +296,9 @@ describe('trade ideas', () => {
       expect(response.status, JSON.stringify(response.body)).to.equal(201);
       const [idea] = response.body.ideas;
       expect(idea.mode).to.equal('assistant');
-      expect(idea.rationale).to.match(/^Start with a bond-heavy position\. /).and.match(/Dropped sell 1 AAPL: the account holds 0 AAPL/);
+      expect(idea.rationale)
+        .to.match(/^Start with a bond-heavy position\. /)
+        .and.match(/Dropped sell 1 AAPL: the account holds 0 AAPL/);
       expect(idea.orders.map((o: any) => [o.symbol, o.side, o.quantity, o.order_type, o.limit_price, o.status])).to.deep.equal([
         ['BND', 'buy', 10, 'market', null, 'proposed'],
         ['VTI', 'buy', 5.5, 'limit', 400, 'proposed'],
@@ -271,7 +313,9 @@ describe('trade ideas', () => {
       expect(sent.body.response_format).to.deep.equal({ type: 'json_object' });
       const [system, user] = sent.body.messages;
       expect(system.role).to.equal('system');
-      expect(system.content).to.match(/"rationale"/).and.match(/"orders"/);
+      expect(system.content)
+        .to.match(/"rationale"/)
+        .and.match(/"orders"/);
       expect(user.role).to.equal('user');
       expect(user.content).to.include('"cash":100000').and.include('"target_allocation":[{"symbol":"VTI","weight":0.6}');
       expect(user.content).to.include('"max_order_notional":100000').and.include('"symbol":"COST"').and.include('Prefer bonds this month.');
@@ -279,10 +323,36 @@ describe('trade ideas', () => {
 
     const failures: [string, Parameters<FakeLlm['reply']>[0], RegExp][] = [
       ['malformed JSON', { content: 'Sure! Here are your trades: {"orders": [' }, /not JSON/],
-      ['schema-violating output', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'VTI', side: 'hold', quantity: -1, order_type: 'market', note: 'extra' }] }) }, /expected shape/],
-      ['a limit order without a limit price', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'limit' }] }) }, /limit_price/],
-      ['more than 20 orders', { content: JSON.stringify({ rationale: 'x', orders: Array(21).fill({ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'market' }) }) }, /expected shape/],
-      ['an unknown symbol', { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'ZZZZ', side: 'buy', quantity: 1, order_type: 'market' }] }) }, /ZZZZ/],
+      [
+        'schema-violating output',
+        {
+          content: JSON.stringify({
+            rationale: 'x',
+            orders: [{ symbol: 'VTI', side: 'hold', quantity: -1, order_type: 'market', note: 'extra' }],
+          }),
+        },
+        /expected shape/,
+      ],
+      [
+        'a limit order without a limit price',
+        { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'limit' }] }) },
+        /limit_price/,
+      ],
+      [
+        'more than 20 orders',
+        {
+          content: JSON.stringify({
+            rationale: 'x',
+            orders: Array(21).fill({ symbol: 'VTI', side: 'buy', quantity: 1, order_type: 'market' }),
+          }),
+        },
+        /expected shape/,
+      ],
+      [
+        'an unknown symbol',
+        { content: JSON.stringify({ rationale: 'x', orders: [{ symbol: 'ZZZZ', side: 'buy', quantity: 1, order_type: 'market' }] }) },
+        /ZZZZ/,
+      ],
       ['HTTP 500', { status: 500 }, /HTTP 500/],
       ['a timeout', { hang: true }, /did not answer within 1000 ms/],
     ];

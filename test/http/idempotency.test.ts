@@ -15,12 +15,29 @@ describe('Idempotency-Key', () => {
 
   before(async () => {
     llm = await startFakeLlm();
-    server = await startTestServer({ ASSISTANT_BASE_URL: llm.url, ASSISTANT_API_KEY: 'test-key', ASSISTANT_MODEL: 'fake-model', ASSISTANT_TIMEOUT_MS: '5000' });
+    server = await startTestServer({
+      ASSISTANT_BASE_URL: llm.url,
+      ASSISTANT_API_KEY: 'test-key',
+      ASSISTANT_MODEL: 'fake-model',
+      ASSISTANT_TIMEOUT_MS: '5000',
+    });
     // A key that expired before anything ran: the service's own sweep must delete it (see the sweep test).
     const past = new Date(Date.now() - 60_000);
     await server.database.db.kysely
       .insertInto('idempotency_keys')
-      .values({ account_id: 'acc_gone', client_id: 'cli_gone', operation_id: 'engageKillSwitch', key: 'expired-before-start', fingerprint: 'x', status: 200, headers: '{}', body: null, content_type: 'application/json', created_at: past, expires_at: past })
+      .values({
+        account_id: 'acc_gone',
+        client_id: 'cli_gone',
+        operation_id: 'engageKillSwitch',
+        key: 'expired-before-start',
+        fingerprint: 'x',
+        status: 200,
+        headers: '{}',
+        body: null,
+        content_type: 'application/json',
+        created_at: past,
+        expires_at: past,
+      })
       .execute();
   });
   after(async () => {
@@ -33,7 +50,13 @@ describe('Idempotency-Key', () => {
   const policyBody = async (token: string, maxOrder: number) => {
     const disclosure = await server.api.get('/v1/disclosures/current', { token });
     return {
-      limits: { max_order_notional: maxOrder, max_position_weight: 0.8, max_daily_notional: 500_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
+      limits: {
+        max_order_notional: maxOrder,
+        max_position_weight: 0.8,
+        max_daily_notional: 500_000,
+        max_daily_loss: 50_000,
+        allowed_markets: ['US'],
+      },
       target_allocation: [
         { symbol: 'VTI', weight: 0.6 },
         { symbol: 'BND', weight: 0.4 },
@@ -63,9 +86,16 @@ describe('Idempotency-Key', () => {
     const account = await server.account();
     await createPolicy(server, account.token);
     const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '1' }]);
-    const first = await server.api.post(`/v1/orders/${order!.id}/approve`, { token: account.token, headers: { 'idempotency-key': 'approve-1' } });
+    const first = await server.api.post(`/v1/orders/${order!.id}/approve`, {
+      token: account.token,
+      headers: { 'idempotency-key': 'approve-1' },
+    });
     expect(first.status, first.text).to.equal(200);
-    const again = await server.api.post(`/v1/orders/${order!.id}/approve`, { token: account.token, json: {}, headers: { 'idempotency-key': 'approve-1' } });
+    const again = await server.api.post(`/v1/orders/${order!.id}/approve`, {
+      token: account.token,
+      json: {},
+      headers: { 'idempotency-key': 'approve-1' },
+    });
     expect(again.status, again.text).to.equal(200);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.text).to.equal(first.text);
@@ -112,7 +142,11 @@ describe('Idempotency-Key', () => {
       expect(response.body.errors[0].pointer, key).to.equal('/header/idempotency-key');
     }
     expect((await engage(token, 'x'.repeat(255), 'longest key')).status).to.equal(200);
-    const rows = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', 'in', ['has space', 'tab\there']).execute();
+    const rows = await server.database.db.kysely
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', 'in', ['has space', 'tab\there'])
+      .execute();
     expect(rows).to.deep.equal([]);
   });
 
@@ -120,11 +154,20 @@ describe('Idempotency-Key', () => {
     const account = await server.account(['read', 'write', 'trade']);
     const reader = await server.token(['read'], `reader.${account.accountId}@example.com`);
     const keyed = (token: string, key: string, headers: Record<string, string> = {}) =>
-      server.api.post('/v1/kill-switch', { token, json: { reason: key }, headers: { 'idempotency-key': key, ...headers }, unchecked: true });
+      server.api.post('/v1/kill-switch', {
+        token,
+        json: { reason: key },
+        headers: { 'idempotency-key': key, ...headers },
+        unchecked: true,
+      });
     expect((await keyed('not-a-token', 'refused-401')).status).to.equal(401);
     expect((await keyed(reader, 'refused-403')).status).to.equal(403);
     expect((await keyed(account.token, 'refused-406', { accept: 'text/html' })).status).to.equal(406);
-    const stored = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', 'in', ['refused-401', 'refused-403', 'refused-406']).execute();
+    const stored = await server.database.db.kysely
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', 'in', ['refused-401', 'refused-403', 'refused-406'])
+      .execute();
     expect(stored).to.deep.equal([]);
     for (const key of ['refused-401', 'refused-403', 'refused-406']) {
       const ran = await keyed(account.token, key);
@@ -136,7 +179,12 @@ describe('Idempotency-Key', () => {
   it('stores no 5xx: the failed attempt leaves nothing, and a retry with the same key runs again', async () => {
     const token = await server.token();
     await createPolicy(server, token);
-    const generate = () => server.api.post('/v1/ideas/generate', { token, json: { mode: 'assistant', market: 'US' }, headers: { 'idempotency-key': 'flaky-llm' } });
+    const generate = () =>
+      server.api.post('/v1/ideas/generate', {
+        token,
+        json: { mode: 'assistant', market: 'US' },
+        headers: { 'idempotency-key': 'flaky-llm' },
+      });
     llm.reply({ status: 500 });
     const failed = await generate();
     expect(failed.status, failed.text).to.equal(502);
@@ -144,7 +192,9 @@ describe('Idempotency-Key', () => {
     const stored = await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'flaky-llm').execute();
     expect(stored).to.deep.equal([]);
 
-    llm.reply({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }) });
+    llm.reply({
+      content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }),
+    });
     const asked = llm.requests.length;
     const retried = await generate();
     expect(retried.status, retried.text).to.equal(201);
@@ -169,7 +219,9 @@ describe('Idempotency-Key', () => {
     llm.reply({ status: 500 });
     const failed = await send();
     expect(failed.body.errors?.[0]?.extensions?.code, JSON.stringify(failed.body)).to.equal('ASSISTANT_FAILED');
-    llm.reply({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }) });
+    llm.reply({
+      content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 10, order_type: 'market' }] }),
+    });
     const retried = await send();
     expect(retried.replayed).to.equal(null);
     expect(retried.body.data?.generateIdeas?.ideas, JSON.stringify(retried.body)).to.have.length(1);
@@ -182,7 +234,9 @@ describe('Idempotency-Key', () => {
   it('deletes expired keys itself, after a stored answer', async () => {
     const token = await server.token();
     expect((await engage(token, 'sweep-trigger', 'sweep')).status).to.equal(200);
-    const gone = async () => (await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired-before-start').execute()).length === 0;
+    const gone = async () =>
+      (await server.database.db.kysely.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired-before-start').execute())
+        .length === 0;
     // The sweep runs after the commit, without delaying the answer: wait for it (a bounded number of looks).
     await until('the sweep to delete the expired key', gone, { attempts: 100, intervalMs: 20 });
   });
@@ -191,7 +245,9 @@ describe('Idempotency-Key', () => {
     const token = await server.token();
     const body = await policyBody(token, 25_000);
     expect((await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'old-key' } })).status).to.equal(201);
-    await sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'old-key'`.execute(server.database.db.kysely);
+    await sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'old-key'`.execute(
+      server.database.db.kysely,
+    );
     const again = await server.api.post('/v1/policies', { token, json: body, headers: { 'idempotency-key': 'old-key' } });
     expect(again.status).to.equal(201);
     expect(again.headers.get('idempotent-replayed')).to.equal(null);
@@ -202,7 +258,13 @@ describe('Idempotency-Key', () => {
     const token = await server.token();
     await createPolicy(server, token);
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => server.api.post('/v1/ideas/generate', { token, json: { mode: 'invest_cash', market: 'US' }, headers: { 'idempotency-key': 'race-1' } })),
+      Array.from({ length: 12 }, () =>
+        server.api.post('/v1/ideas/generate', {
+          token,
+          json: { mode: 'invest_cash', market: 'US' },
+          headers: { 'idempotency-key': 'race-1' },
+        }),
+      ),
     );
     const created = responses.filter((r) => r.status === 201);
     expect(created.length, responses.map((r) => r.status).join(',')).to.be.at.least(1);
@@ -225,15 +287,21 @@ describe('Idempotency-Key', () => {
     let answer!: (reply: { content: string }) => void;
     llm.reply({ later: new Promise((resolve) => (answer = resolve)) });
     const asked = llm.requests.length;
-    const generate = (key: string, mode = 'assistant') => server.api.post('/v1/ideas/generate', { token, json: { mode, market: 'US' }, headers: { 'idempotency-key': key } });
+    const generate = (key: string, mode = 'assistant') =>
+      server.api.post('/v1/ideas/generate', { token, json: { mode, market: 'US' }, headers: { 'idempotency-key': key } });
     const first = generate('held');
     try {
       await until('the first call to be waiting on the assistant', () => llm.requests.length > asked);
       const busy = await generate('held');
-      expect([busy.status, busy.body.detail]).to.deep.equal([409, 'A request with Idempotency-Key "held" is still running; retry once it has finished.']);
+      expect([busy.status, busy.body.detail]).to.deep.equal([
+        409,
+        'A request with Idempotency-Key "held" is still running; retry once it has finished.',
+      ]);
       expect((await generate('not-held', 'invest_cash')).status).to.equal(201);
     } finally {
-      answer({ content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 1, order_type: 'market' }] }) });
+      answer({
+        content: JSON.stringify({ rationale: 'Buy bonds.', orders: [{ symbol: 'BND', side: 'buy', quantity: 1, order_type: 'market' }] }),
+      });
     }
     expect((await first).status).to.equal(201);
     llm.reply({ content: '{"rationale": "Nothing to do.", "orders": []}' });
@@ -243,7 +311,10 @@ describe('Idempotency-Key', () => {
     const token = await server.token();
     const disclosure = await server.api.get('/v1/disclosures/current', { token });
     const query = 'mutation($input: PolicyCreateRequest!) { createPolicy(input: $input) { version } }';
-    const input = { ...(await policyBody(token, 25_000)), consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' } };
+    const input = {
+      ...(await policyBody(token, 25_000)),
+      consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+    };
     const send = (variables: unknown, key: string) =>
       fetch(`http://127.0.0.1:${server.running.port}/graphql`, {
         method: 'POST',
@@ -285,7 +356,10 @@ describe('Idempotency-Key', () => {
           }).then(async (r) => ({ status: r.status, body: (await r.json()) as { ideas: { id: string }[] } })),
         ),
       );
-      expect(responses.every((r) => r.status === 201 || r.status === 409), responses.map((r) => r.status).join(',')).to.equal(true);
+      expect(
+        responses.every((r) => r.status === 201 || r.status === 409),
+        responses.map((r) => r.status).join(','),
+      ).to.equal(true);
       expect(new Set(responses.filter((r) => r.status === 201).map((r) => r.body.ideas[0]!.id)).size).to.equal(1);
       const ideas = await server.api.get('/v1/ideas?limit=100', { token });
       expect(ideas.body.data.length).to.equal(1);
@@ -297,8 +371,16 @@ describe('Idempotency-Key', () => {
     if (!server.database.url) this.skip(); // connection states are PostgreSQL's
     const token = await server.token(['read']);
     // Heavy: σ 2 over 100 years with a contribution, each request its own key, more than the pool runs at once.
-    const goal = (i: number) => ({ capital: 1000 + i, target: 5e6, horizon_years: 100, market: 'US', monthly_contribution: 300, assumptions: { expected_return: 0.2, volatility: 2 } });
-    const ask = (i: number, key: string) => server.api.post('/v1/goals/feasibility', { token, json: goal(i), headers: { 'idempotency-key': key } });
+    const goal = (i: number) => ({
+      capital: 1000 + i,
+      target: 5e6,
+      horizon_years: 100,
+      market: 'US',
+      monthly_contribution: 300,
+      assumptions: { expected_return: 0.2, volatility: 2 },
+    });
+    const ask = (i: number, key: string) =>
+      server.api.post('/v1/goals/feasibility', { token, json: goal(i), headers: { 'idempotency-key': key } });
     const database = new URL(server.database.url).pathname.slice(1);
     let answered = false;
     let holding = 0;
@@ -308,7 +390,9 @@ describe('Idempotency-Key', () => {
     // last a few.
     while (!answered) {
       const states = await sql<{ count: number }>`select count(*)::int as count from pg_stat_activity
-        where datname = ${database} and state = 'idle in transaction' and now() - xact_start > interval '250 milliseconds'`.execute(server.database.db.kysely);
+        where datname = ${database} and state = 'idle in transaction' and now() - xact_start > interval '250 milliseconds'`.execute(
+        server.database.db.kysely,
+      );
       holding = Math.max(holding, states.rows[0]!.count);
       await delay(5); // sampling pg_stat_activity while the requests run (the loop ends when they are answered)
     }

@@ -41,7 +41,13 @@ describe('a policy version stored before limits were bounded (a null limit from 
   }
 
   const expectPolicyInvalid = (problem: Record<string, unknown>, invalid = ['max_order_notional']) => {
-    expect(problem).to.deep.include({ type: `${server.url}/problems/policy-invalid`, title: 'Policy invalid', status: 409, policy_version: 2, invalid_limits: invalid });
+    expect(problem).to.deep.include({
+      type: `${server.url}/problems/policy-invalid`,
+      title: 'Policy invalid',
+      status: 409,
+      policy_version: 2,
+      invalid_limits: invalid,
+    });
     expect(problem.detail).to.match(/^Policy version 2 cannot be used: .*Sign a new policy version \(POST \/v1\/policies\)/);
   };
 
@@ -88,7 +94,9 @@ describe('a policy version stored before limits were bounded (a null limit from 
 
   it('GraphQL: currentPolicy, policy, generateIdeas and approveOrder are POLICY_INVALID errors; policies lists the valid versions', async () => {
     const { token, order } = await holderOfInvalidPolicy();
-    const read = await graphql(server, '{ currentPolicy { version } policy(version: 2) { version } policies { data { version } } }', { token });
+    const read = await graphql(server, '{ currentPolicy { version } policy(version: 2) { version } policies { data { version } } }', {
+      token,
+    });
     expect(read.body.data).to.deep.equal({ currentPolicy: null, policy: null, policies: { data: [{ version: 1 }] } });
     // Sibling fields resolve concurrently; GraphQL lists their errors in the order they were raised.
     expect(read.body.errors!.map((e) => e.path[0]).sort()).to.deep.equal(['currentPolicy', 'policy']);
@@ -96,15 +104,25 @@ describe('a policy version stored before limits were bounded (a null limit from 
       expect(error.extensions.code).to.equal('POLICY_INVALID');
       expectPolicyInvalid(error.extensions);
     }
-    const used = await graphql(server, `mutation { generateIdeas(input: {mode: rebalance, market: "US"}) { notes } approveOrder(id: "${order.id}") { status } }`, { token });
+    const used = await graphql(
+      server,
+      `mutation { generateIdeas(input: {mode: rebalance, market: "US"}) { notes } approveOrder(id: "${order.id}") { status } }`,
+      { token },
+    );
     expect(used.body.data).to.deep.equal({ generateIdeas: null, approveOrder: null });
     expect(used.body.errors!.map((e) => e.extensions.code)).to.deep.equal(['POLICY_INVALID', 'POLICY_INVALID']);
   });
 
   it('MCP: the tools answer isError with the policy-invalid problem, the policy resource a JSON-RPC error carrying it', async () => {
     const { token, order } = await holderOfInvalidPolicy();
-    const tool = async (name: string, args: Record<string, unknown> = {}) => (await rpc(server, token, 'tools/call', { name, arguments: args })).body.result;
-    for (const [name, args] of [['getCurrentPolicy', {}], ['getPolicy', { version: 2 }], ['generateIdeas', { mode: 'invest_cash', market: 'US' }], ['approveOrder', { id: order.id }]] as const) {
+    const tool = async (name: string, args: Record<string, unknown> = {}) =>
+      (await rpc(server, token, 'tools/call', { name, arguments: args })).body.result;
+    for (const [name, args] of [
+      ['getCurrentPolicy', {}],
+      ['getPolicy', { version: 2 }],
+      ['generateIdeas', { mode: 'invest_cash', market: 'US' }],
+      ['approveOrder', { id: order.id }],
+    ] as const) {
       const result = await tool(name, args);
       expect(result.isError, name).to.equal(true);
       expectPolicyInvalid(JSON.parse(result.content[0].text));

@@ -54,7 +54,10 @@ describe('OAuth 2.1 client credentials', () => {
       });
       expect(response.status).to.equal(200);
       expect(response.headers.get('cache-control')).to.equal('no-store');
-      const [header, payload] = response.body.access_token.split('.').slice(0, 2).map((part: string) => JSON.parse(new TextDecoder().decode(base64url.decode(part))));
+      const [header, payload] = response.body.access_token
+        .split('.')
+        .slice(0, 2)
+        .map((part: string) => JSON.parse(new TextDecoder().decode(base64url.decode(part))));
       expect(header.typ).to.equal('at+jwt');
       expect(header.alg).to.be.oneOf(['ES256', 'EdDSA']);
       expect(payload).to.include({ iss: server.url, aud: server.url, sub: client.account_id, client_id: client.client_id, scope: 'read' });
@@ -69,7 +72,9 @@ describe('OAuth 2.1 client credentials', () => {
       const response = (error as oauth.WWWAuthenticateChallengeError).response;
       expect(response.status).to.equal(401);
       expect(response.headers.get('www-authenticate')).to.match(/^Basic /);
-      const raw = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: 'nope' } });
+      const raw = await server.api.post('/oauth/token', {
+        form: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: 'nope' },
+      });
       expect(raw.status).to.equal(401);
       expect(raw.headers.get('content-type')).to.match(/^application\/json/);
       expect(raw.body).to.include({ error: 'invalid_client', status: 401 });
@@ -77,7 +82,9 @@ describe('OAuth 2.1 client credentials', () => {
     });
 
     it('refuses an unknown client exactly like a wrong secret', async () => {
-      const raw = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'ias_client_unknown', client_secret: 'x' } });
+      const raw = await server.api.post('/oauth/token', {
+        form: { grant_type: 'client_credentials', client_id: 'ias_client_unknown', client_secret: 'x' },
+      });
       expect(raw.status).to.equal(401);
       expect(raw.body.error).to.equal('invalid_client');
     });
@@ -93,7 +100,9 @@ describe('OAuth 2.1 client credentials', () => {
 
     it('refuses a scope beyond the client with 400 invalid_scope', async () => {
       const client = await server.createClient(['read']);
-      const error = (await grantError(client.client_id, oauth.ClientSecretBasic(client.client_secret), { scope: 'read trade' })) as oauth.ResponseBodyError;
+      const error = (await grantError(client.client_id, oauth.ClientSecretBasic(client.client_secret), {
+        scope: 'read trade',
+      })) as oauth.ResponseBodyError;
       expect(error).to.be.instanceOf(oauth.ResponseBodyError);
       expect(error.status).to.equal(400);
       expect(error.error).to.equal('invalid_scope');
@@ -175,7 +184,14 @@ describe('OAuth 2.1 client credentials', () => {
     });
 
     it('refuses an alg:none token', async () => {
-      const claims = { ...(await liveClaims()), iss: server.url, aud: server.url, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600, jti: 'x' };
+      const claims = {
+        ...(await liveClaims()),
+        iss: server.url,
+        aud: server.url,
+        iat: Math.floor(Date.now() / 1000),
+        exp: Math.floor(Date.now() / 1000) + 600,
+        jti: 'x',
+      };
       const token = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${base64url.encode(JSON.stringify(claims))}.`;
       expectInvalidToken(await server.api.get(brokers, { token }));
     });
@@ -278,7 +294,11 @@ describe('OAuth 2.1 client credentials', () => {
 
     it('publishes RFC 9728 protected resource metadata', async () => {
       const response = await server.api.get('/.well-known/oauth-protected-resource');
-      expect(response.body).to.deep.include({ resource: server.url, authorization_servers: [server.url], bearer_methods_supported: ['header'] });
+      expect(response.body).to.deep.include({
+        resource: server.url,
+        authorization_servers: [server.url],
+        bearer_methods_supported: ['header'],
+      });
     });
 
     it('publishes the verification key, and never a private part', async () => {

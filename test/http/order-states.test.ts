@@ -44,7 +44,15 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
       blocked: { approve: null, reject: null, cancel: null },
       expired: { approve: null, reject: null, cancel: null },
     };
-    const allowed: Record<State, string[]> = { proposed: ['approve', 'reject', 'cancel'], submitted: ['cancel'], filled: [], rejected: [], cancelled: [], blocked: [], expired: [] };
+    const allowed: Record<State, string[]> = {
+      proposed: ['approve', 'reject', 'cancel'],
+      submitted: ['cancel'],
+      filled: [],
+      rejected: [],
+      cancelled: [],
+      blocked: [],
+      expired: [],
+    };
     let quantity = 0;
 
     /** A new order of the account brought into `state` through the API (each a quantity of its own: no duplicates). */
@@ -58,7 +66,15 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
             : { symbol: 'VTI', side: 'buy', quantity: q };
       const [order] = await account.propose(trade);
       const id = order!.id;
-      const move = { proposed: null, expired: null, submitted: 'approve', filled: 'approve', blocked: 'approve', rejected: 'reject', cancelled: 'cancel' }[state];
+      const move = {
+        proposed: null,
+        expired: null,
+        submitted: 'approve',
+        filled: 'approve',
+        blocked: 'approve',
+        rejected: 'reject',
+        cancelled: 'cancel',
+      }[state];
       const moved = move ? await trigger(account.token, id, move) : undefined;
       if (state === 'expired') clock.advance(24 * 3600_000 + 1000);
       const read = await server.api.get(`/v1/orders/${id}`, { token: account.token });
@@ -69,7 +85,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
     }
 
     for (const state of Object.keys(table) as State[]) {
-      it(`${state}: ${Object.entries(table[state]).map(([t, to]) => `${t} → ${to ?? '409'}`).join(', ')}`, async () => {
+      it(`${state}: ${Object.entries(table[state])
+        .map(([t, to]) => `${t} → ${to ?? '409'}`)
+        .join(', ')}`, async () => {
         const account = await holder();
         try {
           for (const name of ['approve', 'reject', 'cancel'] as const) {
@@ -85,7 +103,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               expect(answer.body.allowed_triggers).to.deep.equal(allowed[state]);
               // The detail says what is allowed instead, or that the state is final (no state with two or more
               // allowed triggers refuses one: only `proposed` has several, and it refuses none).
-              expect(answer.body.detail).to.equal(`The order is ${state}; ${name} is not allowed${state === 'submitted' ? ' (allowed: cancel)' : ' (it is final)'}.`);
+              expect(answer.body.detail).to.equal(
+                `The order is ${state}; ${name} is not allowed${state === 'submitted' ? ' (allowed: cancel)' : ' (it is final)'}.`,
+              );
               expect(after.body, `${name} on ${state} changed nothing`).to.deep.equal(before.body);
               expect(await cash(account.token), `${name} on ${state} moved no cash`).to.equal(cashBefore);
             } else {
@@ -95,10 +115,33 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               const steps = (events: Event[]) => events.map((e) => [e.from, e.to, e.reason, e.client_id]);
               const added = steps(after.body.events.slice(before.body.events.length));
               const by = account.clientId;
-              expect(added).to.deep.equal(to === 'filled' ? [[state, 'submitted', 'approved', by], ['submitted', 'filled', 'filled by the paper broker at 200.00', null]] : [[state, to, null, by]]);
+              expect(added).to.deep.equal(
+                to === 'filled'
+                  ? [
+                      [state, 'submitted', 'approved', by],
+                      ['submitted', 'filled', 'filled by the paper broker at 200.00', null],
+                    ]
+                  : [[state, to, null, by]],
+              );
               // One outbox event per step, each holding the order's events up to that step.
-              const published = (await server.database.db.kysely.selectFrom('events').select(['type', 'data']).where('account_id', '=', account.accountId).orderBy('tx').orderBy('seq').execute())
-                .map((e) => ({ type: e.type, data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as { id: string; status: string; fill_price: unknown; events: Event[] } }))
+              const published = (
+                await server.database.db.kysely
+                  .selectFrom('events')
+                  .select(['type', 'data'])
+                  .where('account_id', '=', account.accountId)
+                  .orderBy('tx')
+                  .orderBy('seq')
+                  .execute()
+              )
+                .map((e) => ({
+                  type: e.type,
+                  data: (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as {
+                    id: string;
+                    status: string;
+                    fill_price: unknown;
+                    events: Event[];
+                  },
+                }))
                 .filter((e) => e.data.id === id)
                 .slice(-added.length);
               expect(published.map((e) => [e.type, steps(e.data.events)])).to.deep.equal(
@@ -106,7 +149,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               );
               // Each step's event holds the order as it stood then: the last as GET answers it (a fill's price included),
               // an earlier one without the fill.
-              expect(published.map((e) => [e.data.status, e.data.fill_price])).to.deep.equal(added.map((step, i) => [step[1], i === added.length - 1 ? after.body.fill_price : null]));
+              expect(published.map((e) => [e.data.status, e.data.fill_price])).to.deep.equal(
+                added.map((step, i) => [step[1], i === added.length - 1 ? after.body.fill_price : null]),
+              );
               // A fill at 200.00 of q shares costs exactly q × 200.00; nothing else moves cash.
               const cost = to === 'filled' ? Math.round(Number(before.body.quantity) * 200 * 100) : 0;
               expect(Math.round((cashBefore - (await cash(account.token))) * 100), `${name} on ${state}: cents paid`).to.equal(cost);
@@ -124,7 +169,11 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
       const { token, propose } = await holder({ limits: { max_position_weight: 1 } });
       // 0.5 × 10.01 = 5.005 → 5.00 (half-up would say 5.01); 0.5 × 10.05 = 5.025 → 5.02 (half-up: 5.03);
       // 1.5 × 10.01 = 15.015 → 15.02 (either way: the check that the even cent is not always the lower one).
-      const [a, b, c] = await propose({ symbol: 'BND', side: 'buy', quantity: '0.5' }, { symbol: 'QQQ', side: 'buy', quantity: '0.5' }, { symbol: 'BND', side: 'buy', quantity: '1.5' });
+      const [a, b, c] = await propose(
+        { symbol: 'BND', side: 'buy', quantity: '0.5' },
+        { symbol: 'QQQ', side: 'buy', quantity: '0.5' },
+        { symbol: 'BND', side: 'buy', quantity: '1.5' },
+      );
       expect(await cash(token)).to.equal(100000);
       expect((await trigger(token, a!.id, 'approve')).body.status).to.equal('filled');
       expect(await cash(token)).to.equal(99995.0);
@@ -137,7 +186,9 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
       expect((await trigger(token, sell!.id, 'approve')).body.status).to.equal('filled');
       expect(await cash(token)).to.equal(99979.98);
       const portfolio = (await server.api.get('/v1/portfolio?market=US', { token })).body;
-      expect(portfolio.holdings.map((h: { symbol: string; quantity: number; average_cost: number }) => [h.symbol, h.quantity, h.average_cost])).to.deep.equal([['BND', 2, 10.01]]);
+      expect(
+        portfolio.holdings.map((h: { symbol: string; quantity: number; average_cost: number }) => [h.symbol, h.quantity, h.average_cost]),
+      ).to.deep.equal([['BND', 2, 10.01]]);
     });
   });
 
@@ -145,14 +196,24 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
     it('lets 10 000 000.00 through the cap and blocks 10 000 000.01 (risk.max_quantity), within the share limit both', async () => {
       const { token, propose } = await holder({ limits: { max_order_notional: 1e12, max_daily_notional: 1e12, max_position_weight: 1 } });
       // 1 000 000 × 10.00 = 10 000 000.00 (at the cap); 999 001 × 10.01 = 10 000 000.01 (one cent over).
-      const [at, over] = await propose({ symbol: 'AAPL', side: 'buy', quantity: '1000000' }, { symbol: 'BND', side: 'buy', quantity: '999001' });
+      const [at, over] = await propose(
+        { symbol: 'AAPL', side: 'buy', quantity: '1000000' },
+        { symbol: 'BND', side: 'buy', quantity: '999001' },
+      );
       const atCap = await trigger(token, at!.id, 'approve');
       expect(atCap.status).to.equal(422);
       // Both are far beyond the account's cash and its value; only the second is beyond the system cap.
-      expect(atCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal(['policy.max_position_weight', 'risk.buying_power']);
+      expect(atCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal([
+        'policy.max_position_weight',
+        'risk.buying_power',
+      ]);
       const overCap = await trigger(token, over!.id, 'approve');
       expect(overCap.status).to.equal(422);
-      expect(overCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal(['policy.max_position_weight', 'risk.buying_power', 'risk.max_quantity']);
+      expect(overCap.body.failed_checks.map((f: { check: string }) => f.check)).to.deep.equal([
+        'policy.max_position_weight',
+        'risk.buying_power',
+        'risk.max_quantity',
+      ]);
       expect(overCap.body.failed_checks.at(-1).message).to.equal('Orders are limited to 1000000 shares and 10000000.00 notional.');
     });
   });

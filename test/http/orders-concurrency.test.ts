@@ -46,7 +46,10 @@ describe('orders under concurrency, and money that never drifts', function () {
       const [order] = await propose(server, account, [{ symbol: 'BND', side: 'buy', quantity: `${round + 1}.5` }]);
       const triggers = ['approve', 'reject', 'cancel', 'approve', 'cancel', 'reject'];
       const responses = await Promise.all(triggers.map((t) => server.api.post(`/v1/orders/${order!.id}/${t}`, { token: account.token })));
-      expect(responses.filter((r) => r.status === 200), `round ${round}`).to.have.length(1);
+      expect(
+        responses.filter((r) => r.status === 200),
+        `round ${round}`,
+      ).to.have.length(1);
       expect(responses.every((r) => r.status === 200 || r.status === 409)).to.equal(true);
     }
   });
@@ -54,7 +57,11 @@ describe('orders under concurrency, and money that never drifts', function () {
   it('simultaneous approvals of different orders never overdraw cash', async () => {
     const account = await holder();
     // 20 buys of about 12,000 each against 100,000 of cash.
-    const trades: TradeSpec[] = Array.from({ length: 20 }, (_, i) => ({ symbol: 'SPY', side: 'buy', quantity: `18.${String(i).padStart(2, '0')}` }));
+    const trades: TradeSpec[] = Array.from({ length: 20 }, (_, i) => ({
+      symbol: 'SPY',
+      side: 'buy',
+      quantity: `18.${String(i).padStart(2, '0')}`,
+    }));
     const orders = await propose(server, account, trades);
     const responses = await Promise.all(orders.map((o) => approve(account.token, o.id)));
     const filled = responses.filter((r) => r.status === 200).map((r) => r.body);
@@ -84,7 +91,7 @@ describe('orders under concurrency, and money that never drifts', function () {
     this.timeout(180_000);
     const symbols = ['VTI', 'BND', 'QQQ', 'GLD', 'AAPL'];
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const accounts = await Promise.all([0, 1, 2, 3].map(() => holder()));
     const perAccount = 500;
     await Promise.all(
@@ -107,7 +114,9 @@ describe('orders under concurrency, and money that never drifts', function () {
       const held = new Map<string, Dec>();
       let cursor: string | null = null;
       do {
-        const page: any = (await server.api.get(`/v1/orders?status=filled&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: account.token })).body;
+        const page: any = (
+          await server.api.get(`/v1/orders?status=filled&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: account.token })
+        ).body;
         for (const order of page.data) {
           const quantity = dec(order.filled_quantity);
           const notional = dec(cents(quantity.times(dec(order.fill_price))));
@@ -120,7 +129,10 @@ describe('orders under concurrency, and money that never drifts', function () {
       } while (cursor);
       const portfolio = (await server.api.get('/v1/portfolio', { token: account.token })).body;
       expect(dec(portfolio.cash).equals(cash.get('cash')!), `cash ${portfolio.cash} vs ${cash.get('cash')}`).to.equal(true);
-      const expectedHoldings = [...held].filter(([, q]) => !q.isZero()).map(([symbol, q]) => [symbol, q.toNumber()]).sort();
+      const expectedHoldings = [...held]
+        .filter(([, q]) => !q.isZero())
+        .map(([symbol, q]) => [symbol, q.toNumber()])
+        .sort();
       const actualHoldings = portfolio.holdings.map((h: any) => [h.symbol, h.quantity]).sort();
       expect(actualHoldings).to.deep.equal(expectedHoldings);
     }

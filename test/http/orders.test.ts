@@ -42,7 +42,11 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(response.status).to.equal(200);
       const filled = response.body;
       expect(filled).to.include({ status: 'filled', filled_quantity: 10.5 });
-      expect(filled.events.map((e: any) => [e.from, e.to])).to.deep.equal([[null, 'proposed'], ['proposed', 'submitted'], ['submitted', 'filled']]);
+      expect(filled.events.map((e: any) => [e.from, e.to])).to.deep.equal([
+        [null, 'proposed'],
+        ['proposed', 'submitted'],
+        ['submitted', 'filled'],
+      ]);
       expect(filled.events[1].client_id).to.equal(clientId);
       const expectedPrice = prices.quote('VTI', clock.now()).price.toNumber();
       expect(filled.fill_price).to.equal(expectedPrice);
@@ -91,7 +95,12 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       const a = await holder();
       const b = await holder();
       const [mine] = await a.propose({ symbol: 'VTI', side: 'buy', quantity: '1.1' });
-      for (const [method, path] of [['get', ''], ['post', '/approve'], ['post', '/reject'], ['post', '/cancel']] as const) {
+      for (const [method, path] of [
+        ['get', ''],
+        ['post', '/approve'],
+        ['post', '/reject'],
+        ['post', '/cancel'],
+      ] as const) {
         const missing = await server.api[method](`/v1/orders/${mine!.id}${path}`, { token: b.token });
         expect([missing.status, missing.body.detail], `${method} ${path}`).to.deep.equal([404, `There is no order ${mine!.id}.`]);
       }
@@ -107,7 +116,10 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       const one = await approve(a.token, stale!.id).finally(() => (prices.lagMs = 0));
       expect([one.status, one.body.detail]).to.deep.equal([422, 'The order was blocked: 1 check failed.']);
       expect(one.body.order).to.include({ id: stale!.id, status: 'blocked' });
-      expect(history(one.body.order)).to.deep.equal([[null, 'proposed'], ['proposed', 'blocked']]);
+      expect(history(one.body.order)).to.deep.equal([
+        [null, 'proposed'],
+        ['proposed', 'blocked'],
+      ]);
       expect(one.body.order.events[1].reason).to.equal('risk.stale_price');
       // A limit far from the price, on a stale price: the collar and the price's age.
       prices.lagMs = 30 * 60_000;
@@ -118,11 +130,17 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(two.body.order.events[1].reason).to.equal(checks.join(', '));
       const submitted = await approve(a.token, resting!.id);
       expect(submitted.body.status).to.equal('submitted');
-      expect(history(submitted.body)).to.deep.equal([[null, 'proposed'], ['proposed', 'submitted']]);
+      expect(history(submitted.body)).to.deep.equal([
+        [null, 'proposed'],
+        ['proposed', 'submitted'],
+      ]);
       // The kill switch's refusal names its level and reason, and holds the switch as GET /v1/kill-switch shows it.
       await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'going fishing' } });
       const refused = await approve(a.token, mine!.id);
-      expect([refused.status, refused.body.detail]).to.deep.equal([409, 'The account kill switch is engaged (going fishing); no order can be approved.']);
+      expect([refused.status, refused.body.detail]).to.deep.equal([
+        409,
+        'The account kill switch is engaged (going fishing); no order can be approved.',
+      ]);
       expect(refused.body.kill_switch).to.deep.equal((await server.api.get('/v1/kill-switch', { token: a.token })).body);
       await release(server.database.db.kysely, a.accountId, 'operator', null, clock.now());
     });
@@ -132,7 +150,8 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       const [old] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1.4' });
       clock.advance(24 * 3600_000 + 1000);
       try {
-        const ids = async (status: string) => ((await server.api.get(`/v1/orders?status=${status}&limit=100`, { token })).body.data as { id: string }[]).map((o) => o.id);
+        const ids = async (status: string) =>
+          ((await server.api.get(`/v1/orders?status=${status}&limit=100`, { token })).body.data as { id: string }[]).map((o) => o.id);
         expect(await ids('proposed')).to.not.include(old!.id);
         expect(await ids('expired')).to.include(old!.id);
         const [fresh] = await propose({ symbol: 'BND', side: 'buy', quantity: '1.5' });
@@ -188,15 +207,23 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '1.6' }]);
       const refused = await approve(account.token, order!.id);
       expect(refused.status, JSON.stringify(refused.body)).to.equal(422);
-      expect(refused.body.failed_checks[0]).to.deep.equal({ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' });
+      expect(refused.body.failed_checks[0]).to.deep.equal({
+        check: 'policy.market',
+        message: 'The account has no current policy; create one before approving orders.',
+      });
       expect((await server.api.get(`/v1/orders/${order!.id}`, { token: account.token })).body.status).to.equal('blocked');
     });
   });
 
   describe('risk gate', () => {
     it('blocks a buy beyond the cash (risk.buying_power) and a sell beyond the position (risk.position)', async () => {
-      const { token, propose } = await holder({ limits: { max_order_notional: 10_000_000, max_daily_notional: 10_000_000, max_position_weight: 1 } });
-      const [tooBig, shortSale] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1000' }, { symbol: 'BND', side: 'sell', quantity: '1' });
+      const { token, propose } = await holder({
+        limits: { max_order_notional: 10_000_000, max_daily_notional: 10_000_000, max_position_weight: 1 },
+      });
+      const [tooBig, shortSale] = await propose(
+        { symbol: 'VTI', side: 'buy', quantity: '1000' },
+        { symbol: 'BND', side: 'sell', quantity: '1' },
+      );
       expectBlocked(await approve(token, tooBig!.id), 'risk.buying_power');
       expectBlocked(await approve(token, shortSale!.id), 'risk.position');
     });
@@ -236,10 +263,22 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect((await approve(token, part2!.id)).body.status).to.equal('filled');
 
       const price = prices.quote('BND', clock.now()).price;
-      const [resting] = await propose({ symbol: 'BND', side: 'buy', quantity: '5', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) });
+      const [resting] = await propose({
+        symbol: 'BND',
+        side: 'buy',
+        quantity: '5',
+        order_type: 'limit',
+        limit_price: price.times(0.95).toFixed(2),
+      });
       expect((await approve(token, resting!.id)).body.status).to.equal('submitted');
       expect((await server.api.post(`/v1/orders/${resting!.id}/cancel`, { token })).body.status).to.equal('cancelled');
-      const [again] = await propose({ symbol: 'BND', side: 'buy', quantity: '5', order_type: 'limit', limit_price: price.times(0.97).toFixed(2) });
+      const [again] = await propose({
+        symbol: 'BND',
+        side: 'buy',
+        quantity: '5',
+        order_type: 'limit',
+        limit_price: price.times(0.97).toFixed(2),
+      });
       expect((await approve(token, again!.id)).body.status).to.equal('submitted');
     });
 
@@ -279,7 +318,12 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect((await server.api.post('/v1/kill-switch', { token, json: { reason: 'my own' } })).body).to.include({ level: 'account' });
       await engage(server.database.db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', clock.now());
       try {
-        expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({ engaged: true, level: 'global', engaged_by: 'operator', reason: 'market halt' });
+        expect((await server.api.get('/v1/kill-switch', { token })).body).to.include({
+          engaged: true,
+          level: 'global',
+          engaged_by: 'operator',
+          reason: 'market halt',
+        });
         expect((await approve(token, order!.id)).status).to.equal(409);
       } finally {
         await release(server.database.db.kysely, GLOBAL_SCOPE, 'operator', null, clock.now());
@@ -300,7 +344,9 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
        */
       const feed = (token: string, count: number) =>
         until(`${count} kill_switch events in the feed`, async () => {
-          const events = ((await server.api.get('/v1/events?limit=100', { token })).body.data as { type: string; data: any }[]).filter((e) => e.type.startsWith('kill_switch.')).map((e) => [e.type, e.data]);
+          const events = ((await server.api.get('/v1/events?limit=100', { token })).body.data as { type: string; data: any }[])
+            .filter((e) => e.type.startsWith('kill_switch.'))
+            .map((e) => [e.type, e.data]);
           return events.length >= count ? events : undefined;
         });
       const off = { engaged: false, reason: null, engaged_at: null, engaged_by: null, level: null };
@@ -311,15 +357,31 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(await feed(b.token, 0)).to.deep.equal([]);
       // Over 1,000 accounts (the events are written 1,000 at a time): the global switch is one event for each. On
       // PostgreSQL only: the embedded database takes ten seconds to write them, and the chunks are the same code there.
-      if (server.database.url) await db.kysely.insertInto('accounts').values(Array.from({ length: 1001 }, (_, i) => ({ id: `acct_chunk${String(i).padStart(5, '0')}`, email: `chunk${i}@example.com`, name: `Chunk ${i}` }))).execute();
+      if (server.database.url)
+        await db.kysely
+          .insertInto('accounts')
+          .values(
+            Array.from({ length: 1001 }, (_, i) => ({
+              id: `acct_chunk${String(i).padStart(5, '0')}`,
+              email: `chunk${i}@example.com`,
+              name: `Chunk ${i}`,
+            })),
+          )
+          .execute();
       const halt = new Date(clock.now().getTime() + 1000);
       expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', halt)).to.equal(true);
       try {
         const global = { engaged: true, reason: 'market halt', engaged_at: halt.toISOString(), engaged_by: 'operator', level: 'global' };
         expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'twice', halt)).to.equal(false);
-        expect(await feed(a.token, 2)).to.deep.equal([['kill_switch.engaged', own], ['kill_switch.engaged', global]]);
+        expect(await feed(a.token, 2)).to.deep.equal([
+          ['kill_switch.engaged', own],
+          ['kill_switch.engaged', global],
+        ]);
         expect(await feed(b.token, 1)).to.deep.equal([['kill_switch.engaged', global]]);
-        const accounts = await db.kysely.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const accounts = await db.kysely
+          .selectFrom('accounts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         const events = await db.kysely
           .selectFrom('events')
           .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('account_id').distinct().as('accounts')])
@@ -343,13 +405,19 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(false);
       expect((await feed(a.token, 4)).slice(3)).to.deep.equal([['kill_switch.released', off]]);
       // Engaged again after a release: engaged, with the new reason.
-      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a again' } })).body).to.include({ engaged: true, level: 'account', reason: 'a again' });
+      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a again' } })).body).to.include({
+        engaged: true,
+        level: 'account',
+        reason: 'a again',
+      });
       await release(db.kysely, a.accountId, 'operator', null, halt);
       await release(db.kysely, b.accountId, 'operator', null, halt);
     });
 
     it('with the global switch engaged, a loss reaching the limit still engages the account’s own switch; the refusal shows the global one', async () => {
-      const { token, accountId, propose } = await holder({ limits: { max_daily_loss: 1000, max_position_weight: 1, max_order_notional: 100000 } });
+      const { token, accountId, propose } = await holder({
+        limits: { max_daily_loss: 1000, max_position_weight: 1, max_order_notional: 100000 },
+      });
       const [big, next] = await propose({ symbol: 'QQQ', side: 'buy', quantity: '51' }, { symbol: 'BND', side: 'buy', quantity: '1.1' });
       expect((await approve(token, big!.id)).body.status).to.equal('filled');
       prices.scale('QQQ', 0.9);
@@ -391,7 +459,11 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
   describe('reading orders', () => {
     it('lists newest first with filters and cursor pagination', async () => {
       const { token, propose } = await holder();
-      const orders = await propose({ symbol: 'VTI', side: 'buy', quantity: '1' }, { symbol: 'BND', side: 'buy', quantity: '1' }, { symbol: 'VTI', side: 'buy', quantity: '2' });
+      const orders = await propose(
+        { symbol: 'VTI', side: 'buy', quantity: '1' },
+        { symbol: 'BND', side: 'buy', quantity: '1' },
+        { symbol: 'VTI', side: 'buy', quantity: '2' },
+      );
       await server.api.post(`/v1/orders/${orders[0]!.id}/reject`, { token });
       const all = await server.api.get('/v1/orders?limit=2', { token });
       expect(all.body.data.map((o: any) => o.id)).to.deep.equal([orders[2]!.id, orders[1]!.id]);
@@ -399,7 +471,9 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       expect(rest.body.data.map((o: any) => o.id)).to.deep.equal([orders[0]!.id]);
       expect(rest.body.next_cursor).to.equal(null);
       expect((await server.api.get('/v1/orders?symbol=VTI', { token })).body.data).to.have.length(2);
-      expect((await server.api.get('/v1/orders?status=rejected', { token })).body.data.map((o: any) => o.id)).to.deep.equal([orders[0]!.id]);
+      expect((await server.api.get('/v1/orders?status=rejected', { token })).body.data.map((o: any) => o.id)).to.deep.equal([
+        orders[0]!.id,
+      ]);
       expect((await server.api.get(`/v1/orders?idea_id=${orders[0]!.idea_id}`, { token })).body.data).to.have.length(3);
       expect((await server.api.get('/v1/orders?cursor=not-a-cursor', { token })).status).to.equal(400);
     });
@@ -428,7 +502,14 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
     it('GET /v1/portfolio shows a funded paper account before any trade, and 422 for a market the broker does not trade', async () => {
       const token = await server.token(['read']);
       const portfolio = (await server.api.get('/v1/portfolio', { token })).body;
-      expect(portfolio).to.include({ market: 'US', currency: 'USD', cash: 100000, market_value: 0, total_value: 100000, as_of: clock.now().toISOString() });
+      expect(portfolio).to.include({
+        market: 'US',
+        currency: 'USD',
+        cash: 100000,
+        market_value: 0,
+        total_value: 100000,
+        as_of: clock.now().toISOString(),
+      });
       const other = await server.api.get('/v1/portfolio?market=JP', { token });
       expect(other.status).to.equal(422);
       expect(other.body.supported_markets).to.deep.equal(['US']);
@@ -438,7 +519,10 @@ describe('orders: the state machine, the policy check, the risk gate and the kil
       const token = await server.token(['read']);
       const brokers = (await server.api.get('/v1/brokers', { token })).body.data;
       expect(brokers.find((b: any) => b.id === 'paper')).to.deep.include({ status: 'active', markets: ['US'] });
-      expect(brokers.filter((b: any) => b.status === 'not_configured').map((b: any) => b.id)).to.include.members(['alpaca', 'interactive_brokers']);
+      expect(brokers.filter((b: any) => b.status === 'not_configured').map((b: any) => b.id)).to.include.members([
+        'alpaca',
+        'interactive_brokers',
+      ]);
     });
   });
 });

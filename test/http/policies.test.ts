@@ -47,7 +47,9 @@ describe('disclosures and investment policies', () => {
       const { version, title, text, sha256, effective_at } = response.body;
       expect(version).to.be.a('string').and.not.empty;
       expect(title).to.be.a('string').and.not.empty;
-      expect(text).to.match(/E-SIGN/).and.match(/paper/i);
+      expect(text)
+        .to.match(/E-SIGN/)
+        .and.match(/paper/i);
       expect(sha256).to.equal(createHash('sha256').update(text, 'utf8').digest('hex'));
       expect(Date.parse(effective_at)).to.be.at.most(NOW.getTime());
     });
@@ -152,7 +154,11 @@ describe('disclosures and investment policies', () => {
     const cases: Array<[string, (body: Record<string, any>) => Record<string, any>, string]> = [
       ['missing consent', ({ consent: _omitted, ...rest }) => rest, 'consent-required'],
       ['refused consent', (body) => ({ ...body, consent: { ...body.consent, accepted: false } }), 'consent-refused'],
-      ['consent to an outdated disclosure', (body) => ({ ...body, consent: { ...body.consent, disclosure_version: '2020-01-01' } }), 'consent-outdated'],
+      [
+        'consent to an outdated disclosure',
+        (body) => ({ ...body, consent: { ...body.consent, disclosure_version: '2020-01-01' } }),
+        'consent-outdated',
+      ],
     ];
     for (const [name, mutate, slug] of cases) {
       it(`POST /v1/policies with ${name} returns 422 ${slug}`, async () => {
@@ -174,8 +180,26 @@ describe('disclosures and investment policies', () => {
   describe('policy problems', () => {
     const limits = policyBody().limits;
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['weights summing to 0.9', { target_allocation: [{ symbol: 'VTI', weight: 0.5 }, { symbol: 'BND', weight: 0.4 }] }, 'invalid-policy'],
-      ['a symbol twice in the target', { target_allocation: [{ symbol: 'VTI', weight: 0.5 }, { symbol: 'VTI', weight: 0.5 }] }, 'invalid-policy'],
+      [
+        'weights summing to 0.9',
+        {
+          target_allocation: [
+            { symbol: 'VTI', weight: 0.5 },
+            { symbol: 'BND', weight: 0.4 },
+          ],
+        },
+        'invalid-policy',
+      ],
+      [
+        'a symbol twice in the target',
+        {
+          target_allocation: [
+            { symbol: 'VTI', weight: 0.5 },
+            { symbol: 'VTI', weight: 0.5 },
+          ],
+        },
+        'invalid-policy',
+      ],
       ['a blocked target symbol', { limits: { ...limits, blocked_symbols: ['BND'] } }, 'invalid-policy'],
       ['a target symbol outside allowed_symbols', { limits: { ...limits, allowed_symbols: ['VTI', 'SPY'] } }, 'invalid-policy'],
       ['an unknown target symbol', { target_allocation: [{ symbol: 'ZZZZ', weight: 1 }] }, 'unknown-symbol'],
@@ -206,7 +230,11 @@ describe('disclosures and investment policies', () => {
     });
 
     it('accepts weights whose decimal sum is exactly 1 although their binary floating-point sum is not', async () => {
-      const targets = [{ symbol: 'VTI', weight: 0.1 }, { symbol: 'BND', weight: 0.2 }, { symbol: 'GLD', weight: 0.7 }];
+      const targets = [
+        { symbol: 'VTI', weight: 0.1 },
+        { symbol: 'BND', weight: 0.2 },
+        { symbol: 'GLD', weight: 0.7 },
+      ];
       const response = await create(await server.token(['trade']), policyBody({ target_allocation: targets }));
       expect(response.status).to.equal(201);
     });

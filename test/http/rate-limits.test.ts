@@ -11,7 +11,12 @@ describe('rate limits', () => {
   describe('per client address and route, in memory', () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5', TOKEN_RATE_LIMIT_PER_MINUTE: '3', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' });
+      server = await startTestServer({
+        RATE_LIMIT_PER_MINUTE: '5',
+        TOKEN_RATE_LIMIT_PER_MINUTE: '3',
+        TOKEN_FAILURE_LIMIT_PER_MINUTE: '3',
+        TRUST_PROXY: '1',
+      });
     });
     after(() => server.close());
 
@@ -65,7 +70,8 @@ describe('rate limits', () => {
     it('counts HEAD against its GET route, every method and id against its route template, and paths that name no route against one budget', async () => {
       const token = await server.token(['read']);
       const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
-      const send = (method: string, path: string, n: number) => server.api.request(method, path, { token, headers: from(n), unchecked: true });
+      const send = (method: string, path: string, n: number) =>
+        server.api.request(method, path, { token, headers: from(n), unchecked: true });
       // HEAD shares GET's budget (measured: 400 HEADs on fresh ids were never limited).
       for (let i = 0; i < 3; i++) expect((await send('HEAD', `/v1/orders/ord_h${i}`, 30)).status, `HEAD ${i + 1}`).to.equal(404);
       for (let i = 0; i < 2; i++) expect((await send('GET', `/v1/orders/ord_g${i}`, 30)).status, `GET ${i + 1}`).to.equal(404);
@@ -97,7 +103,12 @@ describe('rate limits', () => {
   describe('failed client authentication, with the default failure limits', () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '' });
+      server = await startTestServer({
+        TRUST_PROXY: '1',
+        TOKEN_RATE_LIMIT_PER_MINUTE: '1000',
+        TOKEN_FAILURE_LIMIT_PER_MINUTE: '',
+        TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '',
+      });
     });
     after(() => server.close());
 
@@ -127,7 +138,8 @@ describe('rate limits', () => {
       const usual = `${prefix}.1`;
       expect((await tokenRequest(server(), client, client.client_secret, usual)).status).to.equal(200);
       // Five wrong secrets from three addresses: the ceiling (5) reached, no address at its own limit (3).
-      for (const [i, a] of [10, 10, 11, 11, 12].entries()) expect((await tokenRequest(server(), client, 'wrong', `${prefix}.${a}`)).status, `guess ${i + 1}`).to.equal(401);
+      for (const [i, a] of [10, 10, 11, 11, 12].entries())
+        expect((await tokenRequest(server(), client, 'wrong', `${prefix}.${a}`)).status, `guess ${i + 1}`).to.equal(401);
       for (const address of [`${prefix}.10`, `${prefix}.20`, `${prefix}.21`]) {
         const refused = await tokenRequest(server(), client, 'wrong', address);
         expect(refused.status, `a guess from ${address}`).to.equal(429);
@@ -148,7 +160,12 @@ describe('rate limits', () => {
   describe('failed client authentication past the client_id ceiling, in memory', () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5' });
+      server = await startTestServer({
+        TRUST_PROXY: '1',
+        TOKEN_RATE_LIMIT_PER_MINUTE: '1000',
+        TOKEN_FAILURE_LIMIT_PER_MINUTE: '3',
+        TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5',
+      });
     });
     after(() => server.close());
 
@@ -159,13 +176,22 @@ describe('rate limits', () => {
       const first = await tokenRequest(server, client, 'wrong', '198.51.100.90');
       expect(first.status).to.equal(401);
       const policy = first.headers.get('ratelimit-policy') ?? '';
-      expect(policy).to.match(/^"token"; q=1000; w=60; pk=:[A-Za-z0-9+/=]+:, "token-failures"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:, "token-client-failures"; q=5; w=60; pk=:[A-Za-z0-9+/=]+:$/);
-      expect(first.headers.get('ratelimit')).to.match(/^"token"; r=999; t=\d+, "token-failures"; r=3; t=\d+, "token-client-failures"; r=5; t=\d+$/);
+      expect(policy).to.match(
+        /^"token"; q=1000; w=60; pk=:[A-Za-z0-9+/=]+:, "token-failures"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:, "token-client-failures"; q=5; w=60; pk=:[A-Za-z0-9+/=]+:$/,
+      );
+      expect(first.headers.get('ratelimit')).to.match(
+        /^"token"; r=999; t=\d+, "token-failures"; r=3; t=\d+, "token-client-failures"; r=5; t=\d+$/,
+      );
       const second = await tokenRequest(server, client, client.client_secret, '198.51.100.90');
       expect(second.status).to.equal(200);
-      expect(second.headers.get('ratelimit')).to.match(/^"token"; r=998; t=\d+, "token-failures"; r=2; t=\d+, "token-client-failures"; r=4; t=\d+$/);
+      expect(second.headers.get('ratelimit')).to.match(
+        /^"token"; r=998; t=\d+, "token-failures"; r=2; t=\d+, "token-client-failures"; r=4; t=\d+$/,
+      );
       // Without a client_id only the address's token budget applies.
-      const anonymous = await server.api.post('/oauth/token', { headers: { 'x-forwarded-for': '198.51.100.91', 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      const anonymous = await server.api.post('/oauth/token', {
+        headers: { 'x-forwarded-for': '198.51.100.91', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
       expect(anonymous.status).to.equal(401);
       expect(anonymous.headers.get('ratelimit-policy')).to.match(/^"token"; q=1000; w=60; pk=:[A-Za-z0-9+/=]+:$/);
     });
@@ -178,9 +204,19 @@ describe('rate limits', () => {
     before(async function () {
       redis = await connectTestRedis();
       if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
-      server = await startTestServer({ REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, TRUST_PROXY: '1', TOKEN_RATE_LIMIT_PER_MINUTE: '1000', TOKEN_FAILURE_LIMIT_PER_MINUTE: '3', TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5' });
+      server = await startTestServer({
+        REDIS_URL,
+        RATE_LIMIT_REDIS_PREFIX: prefix,
+        TRUST_PROXY: '1',
+        TOKEN_RATE_LIMIT_PER_MINUTE: '1000',
+        TOKEN_FAILURE_LIMIT_PER_MINUTE: '3',
+        TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '5',
+      });
       // The connection opens in the background; until then nothing would be counted.
-      await until('the server to connect to Redis', async () => (await server!.api.get('/readyz')).body.checks.rate_limit_store === 'ok', { attempts: 100, intervalMs: 50 });
+      await until('the server to connect to Redis', async () => (await server!.api.get('/readyz')).body.checks.rate_limit_store === 'ok', {
+        attempts: 100,
+        intervalMs: 50,
+      });
     });
     after(async () => {
       await server?.close();
@@ -192,7 +228,10 @@ describe('rate limits', () => {
     it('keeps the counts in Redis under the configured prefix', async () => {
       const keys = await redis!.keys(`${prefix}*`);
       for (const name of ['token:', 'token-failures:', 'token-client-failures:', 'token-known-addresses:']) {
-        expect(keys.some((key) => key.startsWith(`${prefix}${name}`)), name).to.equal(true);
+        expect(
+          keys.some((key) => key.startsWith(`${prefix}${name}`)),
+          name,
+        ).to.equal(true);
       }
     });
   });
@@ -208,7 +247,13 @@ describe('rate limits', () => {
       if (!redis) this.skip(); // no Redis answers (TEST_REDIS_URL); make test says so before it starts
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
-      const env = { DATABASE_URL: database.database.url!, BASE_URL: database.url, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '6' };
+      const env = {
+        DATABASE_URL: database.database.url!,
+        BASE_URL: database.url,
+        REDIS_URL,
+        RATE_LIMIT_REDIS_PREFIX: prefix,
+        RATE_LIMIT_PER_MINUTE: '6',
+      };
       processes.push(...(await Promise.all([startServiceProcess(env), startServiceProcess(env)])));
     });
     after(async () => {
@@ -221,7 +266,12 @@ describe('rate limits', () => {
       const get = (p: ServiceProcess, path: string) => fetch(`http://127.0.0.1:${p.port}${path}`);
       // Each instance connects to Redis in the background; until then requests would pass uncounted.
       for (const p of processes) {
-        await until('an instance to connect to Redis', async () => ((await (await get(p, '/readyz')).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok', { attempts: 100, intervalMs: 50 });
+        await until(
+          'an instance to connect to Redis',
+          async () =>
+            ((await (await get(p, '/readyz')).json()) as { checks: { rate_limit_store?: string } }).checks.rate_limit_store === 'ok',
+          { attempts: 100, intervalMs: 50 },
+        );
       }
       for (let i = 0; i < 6; i++) expect((await get(processes[i % 2]!, '/openapi.json')).status, `request ${i + 1}`).to.equal(200);
       expect((await get(processes[0]!, '/openapi.json')).status).to.equal(429);

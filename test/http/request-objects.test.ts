@@ -29,7 +29,8 @@ describe('request objects', () => {
     const objectSet = Object.setPrototypeOf;
     const reflectSet = Reflect.setPrototypeOf;
     const record = (target: object, prototype: object | null) => {
-      if (Object.getPrototypeOf(target) !== prototype) changes.push(new Error('prototype changed').stack!.split('\n').slice(2, 5).join(' ← '));
+      if (Object.getPrototypeOf(target) !== prototype)
+        changes.push(new Error('prototype changed').stack!.split('\n').slice(2, 5).join(' ← '));
     };
     Object.setPrototypeOf = (target: any, prototype: object | null) => {
       record(target, prototype);
@@ -44,7 +45,14 @@ describe('request objects', () => {
       for (let round = 0; round < 2; round++) {
         statuses.push((await server.api.get('/healthz')).status);
         statuses.push((await server.api.get('/v1/brokers', { token })).status);
-        statuses.push((await server.api.post('/v1/goals/feasibility', { token, json: { capital: 10000, target: 20000, horizon_years: 10, market: 'US' } })).status);
+        statuses.push(
+          (
+            await server.api.post('/v1/goals/feasibility', {
+              token,
+              json: { capital: 10000, target: 20000, horizon_years: 10, market: 'US' },
+            })
+          ).status,
+        );
         statuses.push((await server.api.get('/v1/no-such-thing', { token })).status);
         statuses.push((await server.api.get('/openapi.json')).status);
         statuses.push((await fetch(`${server.url}/docs`)).status);

@@ -18,7 +18,9 @@ describe('the token signing key from SIGNING_KEY_PEM', () => {
     expect(jwks.keys[0].x).to.equal(privateKey.export({ format: 'jwk' }).x);
 
     const client = await server.createClient(['read']);
-    const issued = await server.api.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret } });
+    const issued = await server.api.post('/oauth/token', {
+      form: { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret },
+    });
     const header = JSON.parse(Buffer.from(issued.body.access_token.split('.')[0], 'base64url').toString());
     expect(header).to.include({ alg: 'EdDSA', typ: 'at+jwt', kid: jwks.keys[0].kid });
     expect((await server.api.get('/v1/brokers', { token: issued.body.access_token })).status).to.equal(200);

@@ -12,7 +12,9 @@ describe('statements per request: lean writes, reads that never write', () => {
 
   before(async () => {
     // No webhook worker: its polling would count among the request's statements.
-    server = await startTestServer({ CLIENT_STATUS_CACHE_MS: '60000', WEBHOOK_DELIVERY: 'false' }, { clock, prices }, (sql) => statements.push(sql));
+    server = await startTestServer({ CLIENT_STATUS_CACHE_MS: '60000', WEBHOOK_DELIVERY: 'false' }, { clock, prices }, (sql) =>
+      statements.push(sql),
+    );
   });
   after(() => server.close());
 
@@ -42,7 +44,7 @@ describe('statements per request: lean writes, reads that never write', () => {
         const response = await server.api.post(`/v1/orders/${order.id}/approve`, { token: account.token });
         expect(response.body.status).to.equal('filled');
       });
-      expect(sqls.length, sqls.join("\n")).to.be.at.most(8);
+      expect(sqls.length, sqls.join('\n')).to.be.at.most(8);
       expect(sqls[0]).to.match(/^begin/i);
       expect(sqls.at(-1)).to.match(/^commit/i);
     }
@@ -96,14 +98,23 @@ describe('statements per request: lean writes, reads that never write', () => {
         await server.api.get('/v1/portfolio?market=US', { token: account.token });
       });
       expect(writes(reads), writes(reads).join('\n')).to.deep.equal([]);
-      const stored = await server.database.db.kysely.selectFrom('orders').select('status').where('id', '=', order!.id).executeTakeFirstOrThrow();
+      const stored = await server.database.db.kysely
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', order!.id)
+        .executeTakeFirstOrThrow();
       expect(stored.status, 'a read left the row as it was').to.equal('proposed');
 
       // A trigger persists the expiry it finds, dated when the order expired, and is refused.
       const late = await server.api.post(`/v1/orders/${order!.id}/cancel`, { token: account.token });
       expect(late.status).to.equal(409);
       expect(late.body.current_state).to.equal('expired');
-      const events = await server.database.db.kysely.selectFrom('order_events').select(['to_status', 'at']).where('order_id', '=', order!.id).orderBy('id').execute();
+      const events = await server.database.db.kysely
+        .selectFrom('order_events')
+        .select(['to_status', 'at'])
+        .where('order_id', '=', order!.id)
+        .orderBy('id')
+        .execute();
       expect(events.map((e) => e.to_status)).to.deep.equal(['proposed', 'expired']);
       expect(new Date(events[1]!.at).toISOString()).to.equal(order!.expires_at);
     } finally {

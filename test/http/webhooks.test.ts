@@ -36,8 +36,13 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     await createPolicy(server, account.token);
     const endpoint = await server.services.webhooks.create(account.accountId, { url, eventTypes: types });
     const approve = async (count: number) => {
-      const orders = await propose(server, account, Array.from({ length: count }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })));
-      for (const order of orders) expect((await server.api.post(`/v1/orders/${order.id}/approve`, { token: account.token })).body.status).to.equal('filled');
+      const orders = await propose(
+        server,
+        account,
+        Array.from({ length: count }, () => ({ symbol: 'BND', side: 'buy' as const, quantity: '1' })),
+      );
+      for (const order of orders)
+        expect((await server.api.post(`/v1/orders/${order.id}/approve`, { token: account.token })).body.status).to.equal('filled');
       approved += count;
       return orders;
     };
@@ -86,7 +91,12 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       return log[0]?.status === 'succeeded' && log;
     });
     expect(logged).to.include({ attempts: 2, last_status_code: 200 });
-    const attempts = await server.context.store.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', logged!.id).orderBy('attempt').execute();
+    const attempts = await server.context.store.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', logged!.id)
+      .orderBy('attempt')
+      .execute();
     expect(attempts.map((a) => a.status_code)).to.deep.equal([500, 200]);
     expect(attempts[0]!.response_body, 'at most 1 KB of an answer is kept').to.have.length(1024);
     expect(attempts[0]!.next_retry_at).to.not.equal(null);
@@ -117,7 +127,10 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       return !endpoint.enabled && endpoint;
     });
     expect(disabled.disabled_reason).to.contain('410');
-    expect((await server.services.webhooks.deliveries('operator', gone.endpoint.id))[0]).to.include({ status: 'failed', last_status_code: 410 });
+    expect((await server.services.webhooks.deliveries('operator', gone.endpoint.id))[0]).to.include({
+      status: 'failed',
+      last_status_code: 410,
+    });
 
     receiver.answer = (request) => (request.headers['webhook-id'] ? { status: 302 } : { status: 204 });
     const moved = await subscriber(receiver.url);
@@ -143,16 +156,29 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       const endpoint = await server.services.webhooks.get('operator', failing.endpoint.id);
       return !endpoint.enabled && endpoint;
     });
-    expect(disabled.disabled_reason).to.contain(`every delivery failed since ${sixDaysAgo.toISOString().slice(0, 10)}`).and.to.contain('5 days');
-    expect((await server.services.webhooks.deliveries('operator', failing.endpoint.id)).find((d) => d.id === test.id)).to.include({ status: 'pending', last_status_code: 503 });
+    expect(disabled.disabled_reason)
+      .to.contain(`every delivery failed since ${sixDaysAgo.toISOString().slice(0, 10)}`)
+      .and.to.contain('5 days');
+    expect((await server.services.webhooks.deliveries('operator', failing.endpoint.id)).find((d) => d.id === test.id)).to.include({
+      status: 'pending',
+      last_status_code: 503,
+    });
 
     // Failing since six days too, but it answers now: the streak ends and it stays enabled.
     receiver.answer = () => ({ status: 204 });
     const back = await subscriber(receiver.url);
     await db.updateTable('webhook_endpoints').set({ failing_since: sixDaysAgo }).where('id', '=', back.endpoint.id).execute();
     const ok = await server.services.webhooks.sendTest('operator', back.endpoint.id);
-    await until('the test delivery settled', async () => (await server.services.webhooks.deliveries('operator', back.endpoint.id)).find((d) => d.id === ok.id)?.status === 'succeeded');
-    const row = await db.selectFrom('webhook_endpoints').select(['enabled', 'failing_since']).where('id', '=', back.endpoint.id).executeTakeFirstOrThrow();
+    await until(
+      'the test delivery settled',
+      async () =>
+        (await server.services.webhooks.deliveries('operator', back.endpoint.id)).find((d) => d.id === ok.id)?.status === 'succeeded',
+    );
+    const row = await db
+      .selectFrom('webhook_endpoints')
+      .select(['enabled', 'failing_since'])
+      .where('id', '=', back.endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(row).to.deep.equal({ enabled: true, failing_since: null });
   });
 
@@ -165,8 +191,14 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     const [request] = await until('the test event', () => receiver.of(test.event_id).length > 0 && receiver.of(test.event_id));
     expect(request!.headers['webhook-signature']!.toString().split(' ')).to.have.length(2);
     expect(verify(endpoint.secret, request!)).to.include({ type: 'webhook.test' });
-    expect(verify(rotated.secret, request!).data).to.deep.equal({ endpoint_id: endpoint.id, message: 'A test event sent from the dashboard.' });
-    await until('the test delivery settled', async () => (await server.services.webhooks.deliveries('operator', endpoint.id))[0]?.status === 'succeeded');
+    expect(verify(rotated.secret, request!).data).to.deep.equal({
+      endpoint_id: endpoint.id,
+      message: 'A test event sent from the dashboard.',
+    });
+    await until(
+      'the test delivery settled',
+      async () => (await server.services.webhooks.deliveries('operator', endpoint.id))[0]?.status === 'succeeded',
+    );
     await server.services.webhooks.retry('operator', endpoint.id, test.id).then(
       () => expect.fail('a succeeded delivery is not retried'),
       (error: Error) => expect(error.message).to.contain('no pending or failed delivery'),
@@ -175,7 +207,11 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     receiver.answer = () => ({ status: 500 });
     await server.services.webhooks.setEnabled('operator', endpoint.id, false);
     const later = await server.services.webhooks.sendTest('operator', endpoint.id);
-    await server.context.store.db.updateTable('webhook_deliveries').set({ status: 'failed', next_attempt_at: null }).where('id', '=', later.id).execute();
+    await server.context.store.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null })
+      .where('id', '=', later.id)
+      .execute();
     await server.services.webhooks.setEnabled('operator', endpoint.id, true);
     receiver.answer = () => ({ status: 204 });
     await server.services.webhooks.retry('operator', endpoint.id, later.id);
@@ -197,11 +233,22 @@ describe('webhooks: instances, restarts and private networks', () => {
   });
 
   /** A service on `database`: its own pool on PostgreSQL (another instance), the same embedded database otherwise. */
-  async function instance(env: Record<string, string> = WEBHOOK_ENV): Promise<{ running: RunningServer; url: string; stop(): Promise<void> }> {
+  async function instance(
+    env: Record<string, string> = WEBHOOK_ENV,
+  ): Promise<{ running: RunningServer; url: string; stop(): Promise<void> }> {
     const db: Db = database.url ? await openDatabase({ databaseUrl: database.url, poolSize: 5 }) : database.db;
     const port = await freePort();
     // One BASE_URL for every instance: a token is issued for it (its audience), whichever instance issued it.
-    const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', BASE_URL: 'http://ias.test', LOG_LEVEL: 'silent', BCRYPT_COST: '4', DASHBOARD_PORT: '0', RATE_LIMIT_PER_MINUTE: '1000000', ...env });
+    const config = loadConfig({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: 'http://ias.test',
+      LOG_LEVEL: 'silent',
+      BCRYPT_COST: '4',
+      DASHBOARD_PORT: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...env,
+    });
     const running = await startServer(config, db, pino({ level: 'silent' }));
     return {
       running,
@@ -217,15 +264,34 @@ describe('webhooks: instances, restarts and private networks', () => {
   }
 
   async function holderOn(running: RunningServer, url: string) {
-    const client = await running.services.clients.create({ accountEmail: `holder-${Math.random().toString(36).slice(2)}@example.com`, scopes: ['read', 'trade'] });
+    const client = await running.services.clients.create({
+      accountEmail: `holder-${Math.random().toString(36).slice(2)}@example.com`,
+      scopes: ['read', 'trade'],
+    });
     const token = (await running.services.tokens.issue({ ...client, generation: 1 }, ['read', 'trade'])).access_token;
-    const endpoint = await running.services.webhooks.create(client.account_id, { url: receiver.url, eventTypes: ['order.filled', 'order.proposed'] });
+    const endpoint = await running.services.webhooks.create(client.account_id, {
+      url: receiver.url,
+      eventTypes: ['order.filled', 'order.proposed'],
+    });
     const call = (path: string, body?: unknown) =>
-      fetch(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+      fetch(`${url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then((r) => r.json() as Promise<any>);
     const disclosure = await call('/v1/disclosures/current');
     await call('/v1/policies', {
-      limits: { max_order_notional: 50_000, max_position_weight: 0.8, max_daily_notional: 500_000, max_daily_loss: 50_000, allowed_markets: ['US'] },
-      target_allocation: [{ symbol: 'VTI', weight: 0.6 }, { symbol: 'BND', weight: 0.4 }],
+      limits: {
+        max_order_notional: 50_000,
+        max_position_weight: 0.8,
+        max_daily_notional: 500_000,
+        max_daily_loss: 50_000,
+        allowed_markets: ['US'],
+      },
+      target_allocation: [
+        { symbol: 'VTI', weight: 0.6 },
+        { symbol: 'BND', weight: 0.4 },
+      ],
       consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Holder' },
     });
     return { token, endpoint, call, accountId: client.account_id };
@@ -247,15 +313,30 @@ describe('webhooks: instances, restarts and private networks', () => {
       expect([a.running.webhookDelivery, b.running.webhookDelivery]).to.deep.equal(['thread', 'thread']);
       if (existsSync('/proc/self/task')) {
         // Linux: the threads run at a lower priority than the one answering requests (the 19th field of a task's stat).
-        const nice = (task: string) => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[16]);
+        const nice = (task: string) =>
+          Number(
+            readFileSync(`/proc/self/task/${task}/stat`, 'utf8')
+              .replace(/^.*\) /s, '')
+              .split(' ')[16],
+          );
         expect(nice(String(process.pid))).to.equal(0);
-        await until('both webhook threads lowered', () => readdirSync('/proc/self/task').filter((task) => nice(task) === THREAD_NICE).length >= 2);
+        await until(
+          'both webhook threads lowered',
+          () => readdirSync('/proc/self/task').filter((task) => nice(task) === THREAD_NICE).length >= 2,
+        );
       }
       const holder = await holderOn(a.running, a.url);
       const ideas = await holder.call('/v1/ideas/generate', { mode: 'invest_cash', market: 'US' });
       const orders = ideas.ideas[0].orders as { id: string }[];
       // Approvals through both instances at once.
-      const statuses = await Promise.all(orders.map((o, i) => fetch(`${i % 2 ? a.url : b.url}/v1/orders/${o.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${holder.token}` } }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        orders.map((o, i) =>
+          fetch(`${i % 2 ? a.url : b.url}/v1/orders/${o.id}/approve`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${holder.token}` },
+          }).then((r) => r.status),
+        ),
+      );
       expect(statuses).to.deep.equal(orders.map(() => 200));
       const ids = await feedIds(holder.call, orders.length * 2);
       expect(ids.length).to.equal(orders.length * 2);
@@ -299,7 +380,10 @@ describe('webhooks: instances, restarts and private networks', () => {
   it('without WEBHOOK_ALLOW_PRIVATE_NETWORKS a private URL is refused, naming the rule', async () => {
     const service = await instance({});
     try {
-      const { account_id: accountId } = await service.running.services.clients.create({ accountEmail: 'private@example.com', scopes: ['read'] });
+      const { account_id: accountId } = await service.running.services.clients.create({
+        accountEmail: 'private@example.com',
+        scopes: ['read'],
+      });
       const refused = async (url: string) => {
         try {
           await service.running.services.webhooks.create(accountId, { url, eventTypes: ['order.filled'] });
@@ -317,7 +401,10 @@ describe('webhooks: instances, restarts and private networks', () => {
       expect((await refused('https://[::ffff:127.0.0.1]/'))!.detail).to.contain('IPv4-mapped');
       expect((await refused('https://[fd00:ec2::254]/'))!.detail).to.contain('private IPv6');
       expect((await refused('https://localhost:8443/'))!.detail).to.contain('loopback');
-      const accepted = await service.running.services.webhooks.create(accountId, { url: 'https://hooks.example.com/in', eventTypes: ['order.filled'] });
+      const accepted = await service.running.services.webhooks.create(accountId, {
+        url: 'https://hooks.example.com/in',
+        eventTypes: ['order.filled'],
+      });
       expect(accepted.url).to.equal('https://hooks.example.com/in');
     } finally {
       await service.stop();

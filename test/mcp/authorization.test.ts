@@ -69,7 +69,11 @@ describe('MCP at /mcp: transport and authorization', () => {
 
   it('refuses a valid token without mcp with 403 insufficient_scope naming mcp, and so does the SDK client', async () => {
     const token = await server.token(['read', 'write', 'trade']);
-    const response = await rpc(server, token, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    const response = await rpc(server, token, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
     expect(response.status).to.equal(403);
     expect(response.headers.get('www-authenticate')).to.match(/error="insufficient_scope".*scope="mcp"/);
     expect(response.body).to.include({ type: `${server.url}/problems/insufficient-scope`, required_scope: 'mcp' });
@@ -78,7 +82,7 @@ describe('MCP at /mcp: transport and authorization', () => {
     expect(sdk.message).to.include('insufficient-scope');
   });
 
-  it('answers a tool call beyond the token\'s scopes with HTTP 403 naming the scopes; the SDK client surfaces it as a 403 error', async () => {
+  it("answers a tool call beyond the token's scopes with HTTP 403 naming the scopes; the SDK client surfaces it as a 403 error", async () => {
     const token = await server.token(['read', 'mcp']);
     const response = await rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id: 'ord_1' } });
     expect(response.status).to.equal(403);

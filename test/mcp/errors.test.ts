@@ -92,11 +92,30 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
     const cases: [Client, string, string, Record<string, unknown>, string, string, unknown?][] = [
       [mcp, token, 'getOrder', { id: 'ord_missing' }, 'not-found', '/v1/orders/ord_missing'],
       [mcp, token, 'getPolicy', { version: 99 }, 'not-found', '/v1/policies/99'],
-      [mcp, token, 'evaluateGoalFeasibility', { capital: 1, target: 2, horizon_years: 1, market: 'ZZ' }, 'unsupported-market', '/v1/goals/feasibility', 'json'],
+      [
+        mcp,
+        token,
+        'evaluateGoalFeasibility',
+        { capital: 1, target: 2, horizon_years: 1, market: 'ZZ' },
+        'unsupported-market',
+        '/v1/goals/feasibility',
+        'json',
+      ],
       [mcp, token, 'generateIdeas', { mode: 'assistant', market: 'US' }, 'assistant-not-configured', '/v1/ideas/generate', 'json'],
       [mcp, token, 'generateDailyReport', { date: '2026-11-21' }, 'report-date-out-of-range', '/v1/reports/daily', 'json'],
       [freshMcp, fresh.token, 'generateIdeas', { mode: 'invest_cash', market: 'US' }, 'policy-required', '/v1/ideas/generate', 'json'],
-      [freshMcp, fresh.token, 'createPolicy', { limits: { max_order_notional: 1, max_position_weight: 1, max_daily_notional: 1, max_daily_loss: 1, allowed_markets: ['US'] }, target_allocation: [{ symbol: 'VTI', weight: 1 }] }, 'consent-required', '/v1/policies', 'json'],
+      [
+        freshMcp,
+        fresh.token,
+        'createPolicy',
+        {
+          limits: { max_order_notional: 1, max_position_weight: 1, max_daily_notional: 1, max_daily_loss: 1, allowed_markets: ['US'] },
+          target_allocation: [{ symbol: 'VTI', weight: 1 }],
+        },
+        'consent-required',
+        '/v1/policies',
+        'json',
+      ],
     ];
     for (const [client, restToken, name, args, slug, path, json] of cases) {
       const answer = await callTool(client, name, args);
@@ -124,14 +143,20 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
     // A parameter is named by its argument, where REST points into the query.
     const page = await callTool(mcp, 'listOrders', { limit: 0 });
     expect(page.problem.errors).to.deep.equal([{ pointer: '/limit', detail: 'must be >= 1' }]);
-    expect((await server.api.get('/v1/orders?limit=0', { token })).body.errors).to.deep.equal([{ pointer: '/query/limit', detail: 'must be >= 1' }]);
+    expect((await server.api.get('/v1/orders?limit=0', { token })).body.errors).to.deep.equal([
+      { pointer: '/query/limit', detail: 'must be >= 1' },
+    ]);
     await mcp.close();
   });
 
-  it('answers an unknown tool, an unknown resource and a missing policy as JSON-RPC errors, the last carrying REST\'s problem', async () => {
+  it("answers an unknown tool, an unknown resource and a missing policy as JSON-RPC errors, the last carrying REST's problem", async () => {
     const fresh = await server.account(['read', 'mcp']);
     const mcp = await connectMcp(server, fresh.token);
-    const rejection = async (work: Promise<unknown>) => work.then(() => expect.fail('unexpectedly succeeded'), (error: unknown) => error as McpError);
+    const rejection = async (work: Promise<unknown>) =>
+      work.then(
+        () => expect.fail('unexpectedly succeeded'),
+        (error: unknown) => error as McpError,
+      );
     expect(await rejection(mcp.callTool({ name: 'dropTables', arguments: {} }))).to.include({ code: -32602 });
     expect(await rejection(mcp.readResource({ uri: 'ias://nothing' }))).to.include({ code: -32002 });
     const missing = await rejection(mcp.readResource({ uri: 'ias://policies/current' }));
@@ -145,7 +170,14 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
     const catalogue = new McpCatalogue(loadDocument(), server.url);
     const failing = { killSwitch: { get: () => Promise.reject(new Error('connection string postgres://secret')) } } as unknown as Services;
     const caller = {
-      principal: { accountId: 'acct_1', clientId: 'ias_client_1', scopes: new Set(['read', 'mcp']), generation: 1, tokenId: 't', expiresAt: Date.now() + 60_000 },
+      principal: {
+        accountId: 'acct_1',
+        clientId: 'ias_client_1',
+        scopes: new Set(['read', 'mcp']),
+        generation: 1,
+        tokenId: 't',
+        expiresAt: Date.now() + 60_000,
+      },
       origin: { ip: '127.0.0.1', userAgent: null },
       requestId: 'req-1',
       log: pino({ level: 'silent' }),

@@ -62,7 +62,9 @@ describe('MCP tool schemas', () => {
       expect(orders.fields.map((f) => f.field).sort()).to.deep.equal(['bogus', 'limit']);
       const reject = refusal(() => validateArguments(contract, tools.get('rejectOrder')!, { id: 'ord_1', reason: '', extra: true }));
       expect(reject.fields.map((f) => f.field).sort()).to.deep.equal(['extra', 'reason']);
-      const feasibility = refusal(() => validateArguments(contract, tools.get('evaluateGoalFeasibility')!, { capital: -1, target: 2, horizon_years: 1, market: 'US' }));
+      const feasibility = refusal(() =>
+        validateArguments(contract, tools.get('evaluateGoalFeasibility')!, { capital: -1, target: 2, horizon_years: 1, market: 'US' }),
+      );
       expect(feasibility.fields.map((f) => f.field)).to.deep.equal(['capital']);
       expect(() => validateArguments(contract, tools.get('rejectOrder')!, { id: 'ord_1' })).to.not.throw();
     });

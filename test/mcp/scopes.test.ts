@@ -45,7 +45,15 @@ describe('MCP scopes: each tool needs mcp and the scope of its operation', () =>
 
   it('keeps a read-only assistant from trading, and asks write (not trade) for generateDailyReport', async () => {
     const reader = await server.token(['read', 'mcp']);
-    for (const name of ['approveOrder', 'rejectOrder', 'cancelOrder', 'generateIdeas', 'createPolicy', 'engageKillSwitch', 'generateDailyReport']) {
+    for (const name of [
+      'approveOrder',
+      'rejectOrder',
+      'cancelOrder',
+      'generateIdeas',
+      'createPolicy',
+      'engageKillSwitch',
+      'generateDailyReport',
+    ]) {
       expect((await call(reader, name)).status, name).to.equal(403);
     }
     const trader = await server.token(['read', 'trade', 'mcp']);

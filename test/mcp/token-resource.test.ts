@@ -27,7 +27,13 @@ describe('POST /oauth/token with an RFC 8707 resource indicator', () => {
   it('names this service with the resource of its protected resource metadata, which an MCP client sends', async () => {
     const metadata = await server.api.get('/.well-known/oauth-protected-resource');
     expect(metadata.body.resource).to.equal(server.url);
-    const response = await oauth.clientCredentialsGrantRequest(as, { client_id: credentials.client_id }, oauth.ClientSecretBasic(credentials.client_secret), { resource: metadata.body.resource }, insecure);
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      { client_id: credentials.client_id },
+      oauth.ClientSecretBasic(credentials.client_secret),
+      { resource: metadata.body.resource },
+      insecure,
+    );
     const token = await oauth.processClientCredentialsResponse(as, { client_id: credentials.client_id }, response);
     expect(claims(token.access_token).aud).to.equal(server.url);
   });
@@ -44,16 +50,34 @@ describe('POST /oauth/token with an RFC 8707 resource indicator', () => {
   });
 
   it('answers invalid_target for another resource, a relative one, or one with a fragment', async () => {
-    for (const resource of ['https://other.example/mcp', `${server.url}/v2`, `${server.url.replace('http:', 'https:')}`, '/mcp', `${server.url}#mcp`, 'not a uri']) {
+    for (const resource of [
+      'https://other.example/mcp',
+      `${server.url}/v2`,
+      `${server.url.replace('http:', 'https:')}`,
+      '/mcp',
+      `${server.url}#mcp`,
+      'not a uri',
+    ]) {
       const response = await tokenFor(resource);
       expect(response.status, resource).to.equal(400);
       expect(response.headers.get('content-type')).to.match(/^application\/json/);
-      expect(response.body, resource).to.include({ error: 'invalid_target', type: `${server.url}/problems/oauth-invalid-target`, title: 'Invalid target', status: 400 });
+      expect(response.body, resource).to.include({
+        error: 'invalid_target',
+        type: `${server.url}/problems/oauth-invalid-target`,
+        title: 'Invalid target',
+        status: 400,
+      });
     }
   });
 
   it('is an error oauth4webapi understands', async () => {
-    const response = await oauth.clientCredentialsGrantRequest(as, { client_id: credentials.client_id }, oauth.ClientSecretBasic(credentials.client_secret), { resource: 'https://other.example' }, insecure);
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      { client_id: credentials.client_id },
+      oauth.ClientSecretBasic(credentials.client_secret),
+      { resource: 'https://other.example' },
+      insecure,
+    );
     try {
       await oauth.processClientCredentialsResponse(as, { client_id: credentials.client_id }, response);
       expect.fail('the token request unexpectedly succeeded');
@@ -65,7 +89,12 @@ describe('POST /oauth/token with an RFC 8707 resource indicator', () => {
 
   it('checks the client before the resource: a wrong secret is invalid_client whatever the resource says', async () => {
     const response = await server.api.post('/oauth/token', {
-      form: { grant_type: 'client_credentials', resource: 'https://other.example', client_id: credentials.client_id, client_secret: 'wrong' },
+      form: {
+        grant_type: 'client_credentials',
+        resource: 'https://other.example',
+        client_id: credentials.client_id,
+        client_secret: 'wrong',
+      },
     });
     expect(response.status).to.equal(401);
     expect(response.body.error).to.equal('invalid_client');

@@ -7,10 +7,14 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp } from '../support/mcp.js';
 
 /** The operations as the published document states them, read here without the service's own Contract. */
-const spec = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string; summary?: string; description?: string }>> };
+const spec = JSON.parse(readFileSync(new URL('../../generated/openapi.json', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, { operationId?: string; summary?: string; description?: string }>>;
+};
 const operations = new Map(
   Object.values(spec.paths).flatMap((item) =>
-    Object.entries(item).flatMap(([method, o]) => (o && typeof o === 'object' && o.operationId ? [[o.operationId, { ...o, method: method.toUpperCase() }] as const] : [])),
+    Object.entries(item).flatMap(([method, o]) =>
+      o && typeof o === 'object' && o.operationId ? [[o.operationId, { ...o, method: method.toUpperCase() }] as const] : [],
+    ),
   ),
 );
 
@@ -37,7 +41,8 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
 
   it('lists exactly the operations that take a bearer token, named by operationId; signup, login, contact, challenge and the token endpoint are not tools', () => {
     expect([...tools.keys()].sort()).to.deep.equal(Object.keys(operationScopes).sort());
-    for (const anonymous of ['issueToken', 'signUp', 'logIn', 'sendContactMessage', 'getChallenge']) expect(tools.has(anonymous)).to.equal(false);
+    for (const anonymous of ['issueToken', 'signUp', 'logIn', 'sendContactMessage', 'getChallenge'])
+      expect(tools.has(anonymous)).to.equal(false);
   });
 
   it('takes title and description from the operation, and names the scopes the tool needs', () => {
@@ -55,7 +60,15 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
   it('flattens path and query parameters and body members into one closed input schema', () => {
     const feasibility = tools.get('evaluateGoalFeasibility')!.inputSchema;
     expect(feasibility.required).to.deep.equal(['capital', 'target', 'horizon_years', 'market']);
-    expect(feasibility.properties).to.include.keys('capital', 'target', 'horizon_years', 'market', 'monthly_contribution', 'confidence', 'assumptions');
+    expect(feasibility.properties).to.include.keys(
+      'capital',
+      'target',
+      'horizon_years',
+      'market',
+      'monthly_contribution',
+      'confidence',
+      'assumptions',
+    );
     expect(feasibility.additionalProperties).to.equal(false);
 
     const reject = tools.get('rejectOrder')!.inputSchema;
@@ -86,7 +99,8 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
       return rest;
     };
     const reads = Object.keys(operationScopes).filter((name) => operations.get(name)!.method === 'GET');
-    for (const name of [...reads, 'evaluateGoalFeasibility']) expect(hints(name), name).to.deep.equal({ readOnlyHint: true, openWorldHint: false });
+    for (const name of [...reads, 'evaluateGoalFeasibility'])
+      expect(hints(name), name).to.deep.equal({ readOnlyHint: true, openWorldHint: false });
     for (const name of ['approveOrder', 'rejectOrder', 'cancelOrder']) {
       expect(hints(name), name).to.deep.equal({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
     }
@@ -111,7 +125,9 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     expect(html).to.match(/<code>approveOrder<\/code>[^<]*<\/dt><dd>scopes <code>trade mcp<\/code> · destructive, idempotent/);
     expect(html).to.include('<code>ias://policies/current</code>');
     expect(html).to.include('a batch (an array) is refused with HTTP 400 and the JSON-RPC error <code>-32600</code>');
-    expect(html).to.include(`only from its own origin (<code>${server.url}</code>) or one the operator allows; another <code>Origin</code> is 403`);
+    expect(html).to.include(
+      `only from its own origin (<code>${server.url}</code>) or one the operator allows; another <code>Origin</code> is 403`,
+    );
   });
 
   it('lists the current disclosure (markdown) and the current policy (JSON) as resources', async () => {

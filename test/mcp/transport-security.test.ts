@@ -4,14 +4,29 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { rpc } from '../support/mcp.js';
 
 /** A POST to /mcp through node:http, which sends the Host header it is given (fetch sends the URL's). */
-function post(server: TestServer, headers: Record<string, string>, body: unknown): Promise<{ status: number; contentType: string | undefined; body: any }> {
+function post(
+  server: TestServer,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; contentType: string | undefined; body: any }> {
   const { port } = new URL(server.api.baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: text ? JSON.parse(text) : undefined }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: text ? JSON.parse(text) : undefined }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -44,7 +59,10 @@ describe('MCP transport security: Origin and Host (DNS rebinding), no JSON-RPC b
 
   it('serves its own origin, an allowed one and a request without Origin (server-to-server)', async () => {
     const token = await server.token(['read', 'mcp']);
-    for (const headers of [{ origin: server.url }, { origin: allowed }, { origin: 'http://localhost:6274' }, {}] as Record<string, string>[]) {
+    for (const headers of [{ origin: server.url }, { origin: allowed }, { origin: 'http://localhost:6274' }, {}] as Record<
+      string,
+      string
+    >[]) {
       const response = await rpc(server, token, 'ping', {}, headers);
       expect(response.status, JSON.stringify(headers)).to.equal(200);
       expect(response.body).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
@@ -70,9 +88,21 @@ describe('MCP transport security: Origin and Host (DNS rebinding), no JSON-RPC b
   it('refuses a JSON-RPC batch with HTTP 400 and an Invalid Request error without id, running none of its calls', async () => {
     const token = await server.token(['read', 'trade', 'mcp']);
     const engage = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'engageKillSwitch', arguments: { reason: 'batched' } } };
-    const feasibility = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'evaluateGoalFeasibility', arguments: { capital: 10000, target: 50000, horizon_years: 30, market: 'US', monthly_contribution: 200 } } });
+    const feasibility = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'evaluateGoalFeasibility',
+        arguments: { capital: 10000, target: 50000, horizon_years: 30, market: 'US', monthly_contribution: 200 },
+      },
+    });
     for (const batch of [[engage, feasibility(2)], Array.from({ length: 100 }, (_, i) => feasibility(i + 1)), [ping]]) {
-      const response = await post(server, { host: new URL(server.url).host, authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-06-18' }, batch);
+      const response = await post(
+        server,
+        { host: new URL(server.url).host, authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-06-18' },
+        batch,
+      );
       expect(response.status).to.equal(400);
       expect(response.contentType).to.equal('application/json; charset=utf-8');
       expect(response.body).to.deep.include({ jsonrpc: '2.0', id: null });

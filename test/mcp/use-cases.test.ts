@@ -25,7 +25,10 @@ describe('MCP tools answer what REST answers, on the same account', () => {
   });
 
   const rest = async (path: string, json?: unknown) => {
-    const response = json === undefined ? await server.api.get(path, { token: account.token }) : await server.api.post(path, { token: account.token, json });
+    const response =
+      json === undefined
+        ? await server.api.get(path, { token: account.token })
+        : await server.api.post(path, { token: account.token, json });
     expect(response.status, `${path}: ${response.text}`).to.be.within(200, 201);
     return response.body;
   };
@@ -94,14 +97,25 @@ describe('MCP tools answer what REST answers, on the same account', () => {
     expect(report.date).to.equal(TODAY);
     expect(await rest(`/v1/reports/daily/${TODAY}`)).to.deep.equal(report);
     expect(await tool('getDailyReport', { date: TODAY })).to.deep.equal(report);
-    expect(await tool('listDailyReports', { from: TODAY, to: TODAY })).to.deep.equal(await rest(`/v1/reports/daily?from=${TODAY}&to=${TODAY}`));
+    expect(await tool('listDailyReports', { from: TODAY, to: TODAY })).to.deep.equal(
+      await rest(`/v1/reports/daily?from=${TODAY}&to=${TODAY}`),
+    );
   });
 
   it('createPolicy makes the version REST then reads as current, consent recorded from the MCP request', async () => {
     const disclosure = await tool('getCurrentDisclosure');
     const created = await tool('createPolicy', {
-      limits: { max_order_notional: 40000, max_position_weight: 0.7, max_daily_notional: 300000, max_daily_loss: 30000, allowed_markets: ['US'] },
-      target_allocation: [{ symbol: 'VTI', weight: 0.5 }, { symbol: 'BND', weight: 0.5 }],
+      limits: {
+        max_order_notional: 40000,
+        max_position_weight: 0.7,
+        max_daily_notional: 300000,
+        max_daily_loss: 30000,
+        allowed_markets: ['US'],
+      },
+      target_allocation: [
+        { symbol: 'VTI', weight: 0.5 },
+        { symbol: 'BND', weight: 0.5 },
+      ],
       consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Assistant User' },
     });
     expect(created.version).to.equal(2);

@@ -66,16 +66,23 @@ class FileTypescriptChecker {
   }
 
   async init() {
-    this.#api = new API({ fs: { readFile: (file) => (file === this.#mutated.file ? this.#mutated.text : undefined), writeFile: () => {} }, cwd: root });
+    this.#api = new API({
+      fs: { readFile: (file) => (file === this.#mutated.file ? this.#mutated.text : undefined), writeFile: () => {} },
+      cwd: root,
+    });
     const snapshot = this.#api.updateSnapshot({ openProject: this.#config });
     try {
       const project = snapshot.getProjects()[0];
-      const errors = [...project.program.getSyntacticDiagnostics(), ...project.program.getSemanticDiagnostics()].filter((d) => d.category === ERROR);
+      const errors = [...project.program.getSyntacticDiagnostics(), ...project.program.getSemanticDiagnostics()].filter(
+        (d) => d.category === ERROR,
+      );
       if (errors.length > 0) throw new Error(`The project does not compile before any mutant (${this.#config}):\n${this.#format(errors)}`);
       const files = project.rootFiles.map(posix).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
       for (const file of files) this.#originals.set(file, readFileSync(file, 'utf8'));
       this.#importers = importersOf(files);
-      this.logger.info(`Checking each mutant's file and its importers with TypeScript 7 (${files.length} files in ${relative(root, this.#config)}).`);
+      this.logger.info(
+        `Checking each mutant's file and its importers with TypeScript 7 (${files.length} files in ${relative(root, this.#config)}).`,
+      );
     } finally {
       snapshot.dispose();
     }
@@ -98,12 +105,21 @@ class FileTypescriptChecker {
     if (original === undefined) return { status: CheckStatus.Passed }; // not a file of the project: nothing to check
     // The file the previous mutant changed reads from disk again, so it changed too.
     const changed = [...new Set([file, this.#mutated.file ?? file])];
-    this.#mutated = { file, text: original.slice(0, offsetOf(original, mutant.location.start)) + mutant.replacement + original.slice(offsetOf(original, mutant.location.end)) };
+    this.#mutated = {
+      file,
+      text:
+        original.slice(0, offsetOf(original, mutant.location.start)) +
+        mutant.replacement +
+        original.slice(offsetOf(original, mutant.location.end)),
+    };
     const snapshot = this.#api.updateSnapshot({ openProject: this.#config, fileChanges: { changed } });
     try {
       const { program } = snapshot.getProjects()[0];
       for (const checked of [file, ...(this.#importers.get(file) ?? [])]) {
-        const errors = [...(checked === file ? program.getSyntacticDiagnostics(checked) : []), ...program.getSemanticDiagnostics(checked)].filter((d) => d.category === ERROR);
+        const errors = [
+          ...(checked === file ? program.getSyntacticDiagnostics(checked) : []),
+          ...program.getSemanticDiagnostics(checked),
+        ].filter((d) => d.category === ERROR);
         if (errors.length > 0) return { status: CheckStatus.CompileError, reason: this.#format(errors) };
       }
       return { status: CheckStatus.Passed };

@@ -21,7 +21,8 @@ describe('every bearer operation is reachable over REST, GraphQL and MCP', () =>
   const schema = createGraphQLSchema();
   const fields = new Map<string, string>();
   for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
-    for (const field of Object.values(root.getFields())) fields.set(getDirectiveValues(schema.getDirective('operation')!, field.astNode!)?.id as string, `${root.name}.${field.name}`);
+    for (const field of Object.values(root.getFields()))
+      fields.set(getDirectiveValues(schema.getDirective('operation')!, field.astNode!)?.id as string, `${root.name}.${field.name}`);
   }
 
   it('has a use case for each: the one table every channel runs', () => {
@@ -29,7 +30,12 @@ describe('every bearer operation is reachable over REST, GraphQL and MCP', () =>
   });
 
   it('REST: its method and path route to it, and no handler of REST’s own stands in for the pipeline', async () => {
-    const backend = new OpenAPIBackend({ definition: structuredClone(document), quick: true, validate: false, ignoreTrailingSlashes: false });
+    const backend = new OpenAPIBackend({
+      definition: structuredClone(document),
+      quick: true,
+      validate: false,
+      ignoreTrailingSlashes: false,
+    });
     await backend.init();
     const operations = backend.router.getOperations();
     const routes = new RouteTable(operations);
@@ -48,7 +54,10 @@ describe('every bearer operation is reachable over REST, GraphQL and MCP', () =>
 
   it('GraphQL: a root field naming it with @operation(id:), unless the reviewed exclusion list gives a reason', () => {
     const missing = bearer.filter((id) => !fields.has(id) && !NOT_ON_GRAPHQL[id]);
-    expect(missing, 'bearer operations without a GraphQL field (add one to schema.graphql, or a reviewed reason to NOT_ON_GRAPHQL)').to.deep.equal([]);
+    expect(
+      missing,
+      'bearer operations without a GraphQL field (add one to schema.graphql, or a reviewed reason to NOT_ON_GRAPHQL)',
+    ).to.deep.equal([]);
     for (const id of Object.keys(NOT_ON_GRAPHQL)) expect(fields.has(id), `${id} is excluded but has ${fields.get(id)}`).to.equal(false);
   });
 });

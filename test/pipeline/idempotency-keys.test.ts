@@ -52,12 +52,25 @@ describe('IdempotencyKeys: what is stored, replayed, expired and swept', () => {
     work.runs = 0;
     return work;
   };
-  const rows = () => database.db.kysely.selectFrom('idempotency_keys').select(['key', 'status', 'headers', 'expires_at']).orderBy('key').execute();
+  const rows = () =>
+    database.db.kysely.selectFrom('idempotency_keys').select(['key', 'status', 'headers', 'expires_at']).orderBy('key').execute();
   /** A stored answer written straight to the table, expiring at `expiresAt`. */
   const storedRow = (key: string, expiresAt: Date) =>
     database.db.kysely
       .insertInto('idempotency_keys')
-      .values({ account_id: 'acct_keys', client_id: 'cli_keys', operation_id: 'approveOrder', key, fingerprint: 'fingerprint-a', status: 200, headers: '{}', body: '{"stored":true}', content_type: 'application/json', created_at: new Date(expiresAt.getTime() - 24 * HOUR), expires_at: expiresAt })
+      .values({
+        account_id: 'acct_keys',
+        client_id: 'cli_keys',
+        operation_id: 'approveOrder',
+        key,
+        fingerprint: 'fingerprint-a',
+        status: 200,
+        headers: '{}',
+        body: '{"stored":true}',
+        content_type: 'application/json',
+        created_at: new Date(expiresAt.getTime() - 24 * HOUR),
+        expires_at: expiresAt,
+      })
       .execute();
 
   for (const [what, status] of [
@@ -83,18 +96,32 @@ describe('IdempotencyKeys: what is stored, replayed, expired and swept', () => {
 
   it('a final answer (2xx, 4xx) is stored once and replayed, on both paths; only the headers a replay repeats are kept', async () => {
     const call = request();
-    const work = counted({ status: 201, body: { id: 'ord_1' }, headers: { Location: '/v1/orders/ord_1', ETag: '"v1"', 'Retry-After': '3', 'X-Request-Id': 'req_1', 'content-length': '14' } });
+    const work = counted({
+      status: 201,
+      body: { id: 'ord_1' },
+      headers: { Location: '/v1/orders/ord_1', ETag: '"v1"', 'Retry-After': '3', 'X-Request-Id': 'req_1', 'content-length': '14' },
+    });
     const first = await keys.run(services, call, work);
     const replay = await keys.run(services, call, work);
     expect([first.replayed, replay.replayed, work.runs]).to.deep.equal([false, true, 1]);
-    expect(replay.answer).to.deep.equal({ status: 201, body: { id: 'ord_1' }, contentType: 'application/json', headers: { Location: '/v1/orders/ord_1', ETag: '"v1"', 'Retry-After': '3' } });
+    expect(replay.answer).to.deep.equal({
+      status: 201,
+      body: { id: 'ord_1' },
+      contentType: 'application/json',
+      headers: { Location: '/v1/orders/ord_1', ETag: '"v1"', 'Retry-After': '3' },
+    });
 
     const computed = request({ operationId: 'evaluateGoal' });
     const computation = counted({ status: 422, body: { type: 'unreachable' } });
     const firstComputed = await keys.runComputation(services, computed, computation);
     const replayComputed = await keys.runComputation(services, computed, computation);
     expect([firstComputed.replayed, replayComputed.replayed, computation.runs]).to.deep.equal([false, true, 1]);
-    expect(replayComputed.answer).to.deep.equal({ status: 422, body: { type: 'unreachable' }, contentType: 'application/json', headers: {} });
+    expect(replayComputed.answer).to.deep.equal({
+      status: 422,
+      body: { type: 'unreachable' },
+      contentType: 'application/json',
+      headers: {},
+    });
   });
 
   it('a key is new again at the very millisecond it expires (24 hours after its answer), not a millisecond before', async () => {

@@ -35,7 +35,12 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
     if (channel === 'rest') {
       const response = await server.api.post(`/v1/orders/${id}/approve`, { token, headers });
       const failed = response.status >= 400;
-      return { slug: failed ? slugOf(response.body.type) : null, order: failed ? response.body.order : response.body, replayed: response.headers.get('idempotent-replayed') === 'true', raw: response.body };
+      return {
+        slug: failed ? slugOf(response.body.type) : null,
+        order: failed ? response.body.order : response.body,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        raw: response.body,
+      };
     }
     if (channel === 'graphql') {
       const response = await fetch(`${server.api.baseUrl}/graphql`, {
@@ -45,19 +50,34 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
       });
       const body = (await response.json()) as any;
       const error = body.errors?.[0];
-      return { slug: error ? slugOf(error.extensions.type) : null, order: error ? error.extensions.order : body.data.approveOrder, replayed: response.headers.get('idempotent-replayed') === 'true', raw: body };
+      return {
+        slug: error ? slugOf(error.extensions.type) : null,
+        order: error ? error.extensions.order : body.data.approveOrder,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        raw: body,
+      };
     }
     const response = await rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, headers);
     const result = response.body.result;
     const problem = result.isError ? JSON.parse(result.content[0].text) : undefined;
-    return { slug: problem ? slugOf(problem.type) : null, order: problem ? problem.order : result.structuredContent, replayed: response.headers.get('idempotent-replayed') === 'true', raw: result };
+    return {
+      slug: problem ? slugOf(problem.type) : null,
+      order: problem ? problem.order : result.structuredContent,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      raw: result,
+    };
   }
 
   /** What the database holds of an order: its state, its events (who aside), its fills. */
   async function stored(orderId: string) {
     const db = server.database.db.kysely;
     const order = await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow();
-    const events = await db.selectFrom('order_events').select(['from_status', 'to_status', 'reason', 'failed_checks']).where('order_id', '=', orderId).orderBy('id').execute();
+    const events = await db
+      .selectFrom('order_events')
+      .select(['from_status', 'to_status', 'reason', 'failed_checks'])
+      .where('order_id', '=', orderId)
+      .orderBy('id')
+      .execute();
     const fills = await db.selectFrom('fills').select('price').where('order_id', '=', orderId).execute();
     return {
       status: order.status,
@@ -136,15 +156,23 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
         const kill = await db.selectFrom('kill_switches').selectAll().where('scope', '=', accountId).executeTakeFirst();
         expect(kill, where).to.include({ engaged: true, engaged_by: 'system' });
         const events = await db.selectFrom('kill_switch_events').select('action').where('scope', '=', accountId).execute();
-        expect(events.map((e) => e.action), where).to.deep.equal(['engaged']);
+        expect(
+          events.map((e) => e.action),
+          where,
+        ).to.deep.equal(['engaged']);
         expect((await stored(orders[1]!.id)).status, where).to.equal('proposed');
       }
     }
   });
 
   it('a keyed MCP approveOrder retried answers the identical tool result, marked as a replay, with one fill; another order with the key is refused', async () => {
-    const { token, orders } = await holder({}, { symbol: 'VTI', side: 'buy', quantity: '2' }, { symbol: 'BND', side: 'buy', quantity: '1' });
-    const call = (id: string) => rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, { 'idempotency-key': 'mcp-approve' });
+    const { token, orders } = await holder(
+      {},
+      { symbol: 'VTI', side: 'buy', quantity: '2' },
+      { symbol: 'BND', side: 'buy', quantity: '1' },
+    );
+    const call = (id: string) =>
+      rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, { 'idempotency-key': 'mcp-approve' });
     const first = await call(orders[0]!.id);
     expect(first.status).to.equal(200);
     expect(first.body.result.structuredContent, JSON.stringify(first.body)).to.include({ status: 'filled' });
@@ -160,11 +188,19 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
   });
 
   it('refuses a keyed GraphQL document of more than one mutation, running none of them', async () => {
-    const { token, orders } = await holder({}, { symbol: 'VTI', side: 'buy', quantity: '1' }, { symbol: 'BND', side: 'buy', quantity: '1' });
+    const { token, orders } = await holder(
+      {},
+      { symbol: 'VTI', side: 'buy', quantity: '1' },
+      { symbol: 'BND', side: 'buy', quantity: '1' },
+    );
     const response = await fetch(`${server.api.baseUrl}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'two-mutations' },
-      body: JSON.stringify({ query: 'mutation($a: ID!, $b: ID!) { a: approveOrder(id: $a) { id } ...Second } fragment Second on Mutation { b: approveOrder(id: $b) { id } }', variables: { a: orders[0]!.id, b: orders[1]!.id } }),
+      body: JSON.stringify({
+        query:
+          'mutation($a: ID!, $b: ID!) { a: approveOrder(id: $a) { id } ...Second } fragment Second on Mutation { b: approveOrder(id: $b) { id } }',
+        variables: { a: orders[0]!.id, b: orders[1]!.id },
+      }),
     });
     expect(response.status).to.equal(400);
     const body = (await response.json()) as { type: string; detail: string };

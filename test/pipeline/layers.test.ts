@@ -7,9 +7,13 @@ const TRANSPORT_FREE = ['src/services/', 'src/application/', 'src/contract/', 's
 /** The channels and the HTTP edge: none of the layers above may reach them, even through another file. */
 const CHANNELS = ['src/http/', 'src/graphql/', 'src/mcp/', 'src/dashboard/', 'handlers/', 'src/app.ts', 'src/server.ts', 'src/main.ts'];
 /** Packages that are HTTP (or a channel's server) itself. */
-const TRANSPORT_PACKAGES = /^(node:)?(http|https|http2)$|^(express|express-rate-limit|compression|pino-http|graphql-http|negotiator|cookie)(\/|$)|^@modelcontextprotocol\/sdk\/server(\/|$)/;
+const TRANSPORT_PACKAGES =
+  /^(node:)?(http|https|http2)$|^(express|express-rate-limit|compression|pino-http|graphql-http|negotiator|cookie)(\/|$)|^@modelcontextprotocol\/sdk\/server(\/|$)/;
 
-const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2])!);
+const importsOf = (file: string) =>
+  [
+    ...readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => (m[1] ?? m[2])!);
 
 describe('layers: the service and application layers know no transport', () => {
   let graph: Record<string, string[]>;
@@ -41,7 +45,8 @@ describe('layers: the service and application layers know no transport', () => {
       const reached = reach(file);
       for (const channel of [...reached].filter((r) => CHANNELS.some((c) => r.startsWith(c)))) offences.push(`${file} reaches ${channel}`);
       for (const used of [file, ...reached]) {
-        for (const specifier of importsOf(used).filter((s) => TRANSPORT_PACKAGES.test(s))) offences.push(`${file} reaches ${specifier}${used === file ? '' : ` through ${used}`}`);
+        for (const specifier of importsOf(used).filter((s) => TRANSPORT_PACKAGES.test(s)))
+          offences.push(`${file} reaches ${specifier}${used === file ? '' : ` through ${used}`}`);
       }
     }
     expect([...new Set(offences)]).to.deep.equal([]);

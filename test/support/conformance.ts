@@ -29,7 +29,10 @@ function matchPath(path: string): string | undefined {
 function deref(node: Json): Json {
   let current = node;
   while (current && typeof current.$ref === 'string') {
-    const pointer = current.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = pointer.reduce((n: Json, key: string) => n[key], document);
   }
   return current;
@@ -47,7 +50,8 @@ export function assertConforms(method: string, path: string, status: number, con
   const template = matchPath(path);
   const operation = template ? (document.paths[template][method.toLowerCase()] as Json | undefined) : undefined;
   if (!operation) {
-    if (mediaType !== 'application/problem+json') throw new Error(`${where}: an undeclared route must answer application/problem+json, got ${mediaType}`);
+    if (mediaType !== 'application/problem+json')
+      throw new Error(`${where}: an undeclared route must answer application/problem+json, got ${mediaType}`);
     if (!ajv.validate(problemSchema, body)) throw new Error(`${where}: not a Problem: ${ajv.errorsText()}`);
     return;
   }
@@ -66,5 +70,6 @@ export function assertConforms(method: string, path: string, status: number, con
   const schemaPointer = `openapi.json#/paths/${escape(template!)}/${method.toLowerCase()}/responses/${key}`;
   const schemaRef = typeof responses[key].$ref === 'string' ? `openapi.json${responses[key].$ref}` : schemaPointer;
   const schema = { $ref: `${schemaRef}/content/${escape(mediaType)}/schema` };
-  if (!ajv.validate(schema, body)) throw new Error(`${where}: body does not match the spec: ${ajv.errorsText()}\n${JSON.stringify(body).slice(0, 500)}`);
+  if (!ajv.validate(schema, body))
+    throw new Error(`${where}: body does not match the spec: ${ajv.errorsText()}\n${JSON.stringify(body).slice(0, 500)}`);
 }

@@ -27,7 +27,11 @@ export class Visitor {
   }
 
   post(path: string, form: Record<string, string>) {
-    return this.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    return this.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
   }
 
   /** Logs in through the login form (`csrfFrom`: a signed-in visitor takes the token of a page of their session). */

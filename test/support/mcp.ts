@@ -23,7 +23,13 @@ export async function callTool(client: Client, name: string, args: Record<string
 }
 
 /** One JSON-RPC request POSTed to `/mcp` as a Streamable HTTP client sends it, without the SDK: status, headers and body. */
-export function rpc(server: TestServer, token: string | undefined, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+export function rpc(
+  server: TestServer,
+  token: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
   return rpcText(server, token, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), headers);
 }
 

@@ -5,7 +5,11 @@ import { setTimeout as delay } from 'node:timers/promises';
  * `attempts` times, `intervalMs` apart; past that it fails naming `what`. The one way the suites wait: a bounded
  * poll, never a fixed sleep that assumes how long something takes.
  */
-export async function until<T>(what: string, check: () => T | Promise<T>, { attempts = 200, intervalMs = 25 } = {}): Promise<NonNullable<T>> {
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  { attempts = 200, intervalMs = 25 } = {},
+): Promise<NonNullable<T>> {
   for (let attempt = 1; ; attempt++) {
     const value = await check();
     if (value) return value as NonNullable<T>;

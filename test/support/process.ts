@@ -38,16 +38,35 @@ export interface ServiceProcess {
  * `src/main.ts --demo` on an embedded database (a fresh one unless `dataDir` is given), as `make run` starts it; `main`
  * may name the compiled entry (`dist/src/main.js`, after `make build`) instead.
  */
-export async function startServiceProcess(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'ias-process-')), main = 'src/main.ts'): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string> = {},
+  dataDir = mkdtempSync(join(tmpdir(), 'ias-process-')),
+  main = 'src/main.ts',
+): Promise<ServiceProcess> {
   // node itself with tsx as a loader: one process, so killing it stops the server (the tsx wrapper would leave
   // its child running, holding the test runner's output open).
   const child = spawn(process.execPath, [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), main, '--demo'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DASHBOARD_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', BASE_URL: '', DASHBOARD_URL: '', LOG_LEVEL: 'info', BCRYPT_COST: '4', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DASHBOARD_PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      BASE_URL: '',
+      DASHBOARD_URL: '',
+      LOG_LEVEL: 'info',
+      BCRYPT_COST: '4',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = await waitForOutput(child, /"msg":"serving"/);
   // Both listeners bind port 0; the "serving" line reports the ports the system chose (no port is probed and freed).
-  const serving = JSON.parse(output.split('\n').find((line) => line.includes('"msg":"serving"'))!) as { port: number; dashboardPort: number };
+  const serving = JSON.parse(output.split('\n').find((line) => line.includes('"msg":"serving"'))!) as {
+    port: number;
+    dashboardPort: number;
+  };
   const { port, dashboardPort } = serving;
   const printed = (name: string) => new RegExp(`${name}=(\\S+)`).exec(output)?.[1];
   return {
@@ -56,7 +75,12 @@ export async function startServiceProcess(env: Record<string, string> = {}, data
     dashboardPort,
     dataDir,
     output,
-    credentials: () => ({ id: printed('CLIENT_ID')!, secret: printed('CLIENT_SECRET')!, email: printed('EMAIL')!, password: printed('PASSWORD') }),
+    credentials: () => ({
+      id: printed('CLIENT_ID')!,
+      secret: printed('CLIENT_SECRET')!,
+      email: printed('EMAIL')!,
+      password: printed('PASSWORD'),
+    }),
     stop() {
       child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });

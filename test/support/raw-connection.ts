@@ -32,7 +32,9 @@ export class RawConnection {
       const head = this.buffer.indexOf('\r\n\r\n');
       if (head >= 0) {
         const [statusLine, ...lines] = this.buffer.slice(0, head).split('\r\n');
-        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+        );
         const length = Number(headers['content-length'] ?? 0);
         if (this.buffer.length >= head + 4 + length) {
           const body = this.buffer.slice(head + 4, head + 4 + length);

@@ -56,7 +56,11 @@ export interface TestServer {
 
 let accounts = 0;
 
-export async function startTestServer(env: Record<string, string> = {}, overrides: ServiceOverrides = {}, onQuery?: (sql: string) => void): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: ServiceOverrides = {},
+  onQuery?: (sql: string) => void,
+): Promise<TestServer> {
   const database = await createTestDatabase(onQuery);
   const { socket, port } = await listeningSocket();
   const config = loadConfig({
@@ -95,7 +99,12 @@ export async function startTestServer(env: Record<string, string> = {}, override
     services: running.services,
     database,
     running,
-    context: { store: new Store(database.db.kysely), clock: overrides.clock ?? systemClock, prices: overrides.prices ?? new SimulatedPriceSource(), config },
+    context: {
+      store: new Store(database.db.kysely),
+      clock: overrides.clock ?? systemClock,
+      prices: overrides.prices ?? new SimulatedPriceSource(),
+      config,
+    },
     createClient,
     account,
     token: async (scopes?: string[], email?: string) => (await account(scopes, email)).token,

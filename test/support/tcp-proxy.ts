@@ -16,7 +16,10 @@ export class TcpProxy {
   private frozen = false;
   port = 0;
 
-  constructor(private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {}
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+  ) {}
 
   async start(): Promise<void> {
     this.server = createServer((client) => {

@@ -5,7 +5,14 @@ import type { Principal } from '../../src/auth/tokens.js';
 import { loadDocument } from '../../src/document.js';
 
 const origin = { ip: '127.0.0.1', userAgent: 'test' };
-const principal = (...scopes: string[]): Principal => ({ accountId: 'acct_1', clientId: 'client_1', scopes: new Set(scopes), generation: 1, tokenId: 't', expiresAt: Infinity });
+const principal = (...scopes: string[]): Principal => ({
+  accountId: 'acct_1',
+  clientId: 'client_1',
+  scopes: new Set(scopes),
+  generation: 1,
+  tokenId: 't',
+  expiresAt: Infinity,
+});
 
 function refusal(run: () => unknown): AuthorizationError {
   try {
@@ -19,7 +26,9 @@ function refusal(run: () => unknown): AuthorizationError {
 
 describe('authorize: the one authorization table', () => {
   it('holds exactly the bearer scopes of every operation in openapi.json', () => {
-    const document = loadDocument() as unknown as { paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[] }>> };
+    const document = loadDocument() as unknown as {
+      paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[] }>>;
+    };
     const fromSpec: Record<string, string[][]> = {};
     for (const item of Object.values(document.paths)) {
       for (const op of Object.values(item)) {
@@ -43,7 +52,10 @@ describe('authorize: the one authorization table', () => {
 
   it('also requires mcp through the MCP channel', () => {
     expect(requiredScopes('getOrder', 'mcp')).to.deep.equal([['read', 'mcp']]);
-    expect(refusal(() => authorize(principal('read'), 'getOrder', origin, 'mcp'))).to.include({ kind: 'insufficient_scope', requiredScope: 'read mcp' });
+    expect(refusal(() => authorize(principal('read'), 'getOrder', origin, 'mcp'))).to.include({
+      kind: 'insufficient_scope',
+      requiredScope: 'read mcp',
+    });
     expect(authorize(principal('read', 'mcp'), 'getOrder', origin, 'mcp').operationId).to.equal('getOrder');
   });
 
@@ -63,8 +75,12 @@ describe('authorize: the one authorization table', () => {
     // @ts-expect-error a dashboard session is not a bearer principal
     expect(refusal(() => authorize(human, 'getOrder', origin)).kind).to.equal('invalid_token');
     // @ts-expect-error a token principal never reaches the dashboard channel
-    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'getOrder', origin, 'dashboard')).kind).to.equal('invalid_token');
+    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'getOrder', origin, 'dashboard')).kind).to.equal(
+      'invalid_token',
+    );
     // @ts-expect-error dashboard actions are no operation of the API
-    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'releaseKillSwitch', origin)).kind).to.equal('insufficient_scope');
+    expect(refusal(() => authorize(principal('read', 'write', 'trade', 'mcp'), 'releaseKillSwitch', origin)).kind).to.equal(
+      'insufficient_scope',
+    );
   });
 });

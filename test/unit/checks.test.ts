@@ -9,9 +9,22 @@ type Policy = components['schemas']['Policy'];
 const now = new Date('2026-11-20T15:00:00Z');
 const quote: Quote = { symbol: 'VTI', price: dec('100'), as_of: new Date(now.getTime() - 60_000) };
 const policy = {
-  limits: { max_order_notional: 5000, max_position_weight: 0.5, max_daily_notional: 8000, max_daily_loss: 1000, allowed_markets: ['US'], allowed_symbols: ['VTI', 'BND'], blocked_symbols: ['BND'] },
+  limits: {
+    max_order_notional: 5000,
+    max_position_weight: 0.5,
+    max_daily_notional: 8000,
+    max_daily_loss: 1000,
+    allowed_markets: ['US'],
+    allowed_symbols: ['VTI', 'BND'],
+    blocked_symbols: ['BND'],
+  },
 } as unknown as Policy;
-const account: AccountState = { cash: dec('10000'), held: new Map([['VTI', dec('10')]]), totalValue: dec('20000'), tradedToday: dec('2000') };
+const account: AccountState = {
+  cash: dec('10000'),
+  held: new Map([['VTI', dec('10')]]),
+  totalValue: dec('20000'),
+  tradedToday: dec('2000'),
+};
 const buy = (quantity: string, extra: Partial<ProposedTrade> = {}): ProposedTrade => ({
   market: 'US',
   symbol: 'VTI',
@@ -44,14 +57,22 @@ describe('policy check and risk gate rules, each passing and failing', () => {
   }
 
   it('lets a sell reduce or close a holding the policy no longer allows, and still refuses buying it or selling short', () => {
-    const blocked = { ...account, held: new Map([['BND', dec('10')], ['AAPL', dec('3')]]) };
+    const blocked = {
+      ...account,
+      held: new Map([
+        ['BND', dec('10')],
+        ['AAPL', dec('3')],
+      ]),
+    };
     expect(policyCheck(buy('10', { symbol: 'BND', side: 'sell' }), quote, policy, blocked)).to.deep.equal([]);
     expect(policyCheck(buy('3', { symbol: 'AAPL', side: 'sell' }), quote, policy, blocked)).to.deep.equal([]);
     expect(checks(policyCheck(buy('1', { symbol: 'BND' }), quote, policy, blocked))).to.deep.equal(['policy.symbol_blocked']);
-    expect(checks(policyCheck(buy('11', { symbol: 'BND', side: 'sell' }), quote, policy, blocked))).to.deep.equal(['policy.symbol_blocked']);
-    expect(checks(policyCheck(buy('60', { symbol: 'BND', side: 'sell' }), quote, policy, { ...blocked, held: new Map([['BND', dec('60')]]) }))).to.deep.equal([
-      'policy.max_order_notional',
+    expect(checks(policyCheck(buy('11', { symbol: 'BND', side: 'sell' }), quote, policy, blocked))).to.deep.equal([
+      'policy.symbol_blocked',
     ]);
+    expect(
+      checks(policyCheck(buy('60', { symbol: 'BND', side: 'sell' }), quote, policy, { ...blocked, held: new Map([['BND', dec('60')]]) })),
+    ).to.deep.equal(['policy.max_order_notional']);
   });
 
   it('lets a sell lower a position whatever its weight', () => {
@@ -86,27 +107,36 @@ describe('policy check and risk gate rules, each passing and failing', () => {
     expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, account, now, false)).to.deep.equal([]);
     const exact = { ...account, cash: new D(109) };
     expect(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, exact, now, false)).to.deep.equal([]);
-    expect(checks(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, { ...exact, cash: dec('108.99') }, now, false))).to.deep.equal(['risk.buying_power']);
+    expect(
+      checks(riskGate(buy('1', { order_type: 'limit', limit_price: dec('109') }), quote, { ...exact, cash: dec('108.99') }, now, false)),
+    ).to.deep.equal(['risk.buying_power']);
   });
 
   it('says in each refusal what failed, with the figures worked out by hand', () => {
     const message = (failed: { check: string; message: string }[], check: string) => failed.find((f) => f.check === check)?.message;
-    expect(message(policyCheck(buy('1', { market: 'CA' }), quote, { limits: { ...policy.limits, allowed_markets: ['US', 'DE'] } } as Policy, account), 'policy.market')).to.equal(
-      "Market CA is not among the policy's allowed markets (US, DE).",
-    );
+    expect(
+      message(
+        policyCheck(buy('1', { market: 'CA' }), quote, { limits: { ...policy.limits, allowed_markets: ['US', 'DE'] } } as Policy, account),
+        'policy.market',
+      ),
+    ).to.equal("Market CA is not among the policy's allowed markets (US, DE).");
     // 111 against 100: 11.0 % from the last price, outside the collar of 10 %.
-    expect(message(riskGate(buy('1', { order_type: 'limit', limit_price: dec('111') }), quote, account, now, false), 'risk.price_collar')).to.equal(
-      'Limit 111.00 is 11.0 % from the last price 100.00 (collar 10 %).',
+    expect(
+      message(riskGate(buy('1', { order_type: 'limit', limit_price: dec('111') }), quote, account, now, false), 'risk.price_collar'),
+    ).to.equal('Limit 111.00 is 11.0 % from the last price 100.00 (collar 10 %).');
+    expect(message(riskGate(buy('1'), quote, account, now, true), 'risk.duplicate_order')).to.equal(
+      'An identical buy of 1 VTI was submitted in the last 60 seconds.',
     );
-    expect(message(riskGate(buy('1'), quote, account, now, true), 'risk.duplicate_order')).to.equal('An identical buy of 1 VTI was submitted in the last 60 seconds.');
     // The quote is 16 minutes old.
-    expect(message(riskGate(buy('1'), { ...quote, as_of: new Date(now.getTime() - 16 * 60_000) }, account, now, false), 'risk.stale_price')).to.equal(
-      'The last price of VTI is 16 minutes old.',
-    );
+    expect(
+      message(riskGate(buy('1'), { ...quote, as_of: new Date(now.getTime() - 16 * 60_000) }, account, now, false), 'risk.stale_price'),
+    ).to.equal('The last price of VTI is 16 minutes old.');
     expect(message(riskGate(buy('1000001'), quote, { ...account, cash: dec('1e12') }, now, false), 'risk.max_quantity')).to.equal(
       'Orders are limited to 1000000 shares and 10000000.00 notional.',
     );
-    expect(message(riskGate(buy('40'), quote, { ...account, cash: dec('3999') }, now, false), 'risk.buying_power')).to.equal('Buying needs up to 4000.00 but the account has 3999.00 in cash.');
+    expect(message(riskGate(buy('40'), quote, { ...account, cash: dec('3999') }, now, false), 'risk.buying_power')).to.equal(
+      'Buying needs up to 4000.00 but the account has 3999.00 in cash.',
+    );
   });
 });
 
@@ -116,6 +146,8 @@ describe('the notional an order can cost at most', () => {
     expect(worstCaseNotional(buy('3', { order_type: 'limit', limit_price: dec('101.50') }), price).toFixed(2)).to.equal('304.50');
     expect(worstCaseNotional(buy('3', { order_type: 'limit', limit_price: dec('99') }), price).toFixed(2)).to.equal('300.00');
     expect(worstCaseNotional(buy('3'), price).toFixed(2)).to.equal('300.00');
-    expect(worstCaseNotional(buy('3', { side: 'sell', order_type: 'limit', limit_price: dec('101.50') }), price).toFixed(2)).to.equal('300.00');
+    expect(worstCaseNotional(buy('3', { side: 'sell', order_type: 'limit', limit_price: dec('101.50') }), price).toFixed(2)).to.equal(
+      '300.00',
+    );
   });
 });

@@ -5,7 +5,13 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('configuration from the environment', () => {
   it('has working defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 3000, baseUrl: 'http://localhost:3000', rateLimitPerMinute: 300, tokenRateLimitPerMinute: 30, tokenTtlSeconds: 3600 });
+    expect(config).to.include({
+      port: 3000,
+      baseUrl: 'http://localhost:3000',
+      rateLimitPerMinute: 300,
+      tokenRateLimitPerMinute: 30,
+      tokenTtlSeconds: 3600,
+    });
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.dataDir).to.match(/\.data$/);
   });
@@ -47,11 +53,9 @@ describe('configuration from the environment', () => {
 
   it('reads MCP_ALLOWED_ORIGINS as serialised origins (none by default)', () => {
     expect(loadConfig({}).mcpAllowedOrigins).to.deep.equal([]);
-    expect(loadConfig({ MCP_ALLOWED_ORIGINS: ' https://Assistant.example/ ,http://localhost:6274,https://a.example:443' }).mcpAllowedOrigins).to.deep.equal([
-      'https://assistant.example',
-      'http://localhost:6274',
-      'https://a.example',
-    ]);
+    expect(
+      loadConfig({ MCP_ALLOWED_ORIGINS: ' https://Assistant.example/ ,http://localhost:6274,https://a.example:443' }).mcpAllowedOrigins,
+    ).to.deep.equal(['https://assistant.example', 'http://localhost:6274', 'https://a.example']);
   });
 
   it('reads TRUST_PROXY as a hop count or a list of proxy addresses', () => {
@@ -62,18 +66,34 @@ describe('configuration from the environment', () => {
 
   it('runs several workers only on PostgreSQL, and has database timeouts that fire by default', () => {
     expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).webConcurrency).to.equal(2);
-    expect(loadConfig({}).databaseTimeouts).to.deep.equal({ connectMs: 2000, queryMs: 4000, statementMs: 3000, idleInTransactionMs: 10_000 });
+    expect(loadConfig({}).databaseTimeouts).to.deep.equal({
+      connectMs: 2000,
+      queryMs: 4000,
+      statementMs: 3000,
+      idleInTransactionMs: 10_000,
+    });
   });
 
   it('bounds every Redis command of the rate limits and limits failed authentications per client address and per client by default', () => {
-    expect(loadConfig({})).to.include({ rateLimitRedisTimeoutMs: 100, rateLimitRedisBreakerMs: 5000, tokenFailureLimitPerMinute: 10, tokenClientFailureLimitPerMinute: 100 });
+    expect(loadConfig({})).to.include({
+      rateLimitRedisTimeoutMs: 100,
+      rateLimitRedisBreakerMs: 5000,
+      tokenFailureLimitPerMinute: 10,
+      tokenClientFailureLimitPerMinute: 100,
+    });
   });
 
   it('sizes the compute pool to leave the event loop a core (each WEB_CONCURRENCY process has its own), and gives each client 10 s of CPU a minute', () => {
     const cores = availableParallelism();
     expect(loadConfig({})).to.include({ computeThreads: Math.max(1, cores - 1), computeQueueLength: 64, cpuBudgetMsPerMinute: 10_000 });
-    expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).computeThreads).to.equal(Math.max(1, Math.floor(cores / 2) - 1));
-    expect(loadConfig({ COMPUTE_THREADS: '3', COMPUTE_QUEUE_LENGTH: '0', CPU_BUDGET_MS_PER_MINUTE: '500' })).to.include({ computeThreads: 3, computeQueueLength: 0, cpuBudgetMsPerMinute: 500 });
+    expect(loadConfig({ WEB_CONCURRENCY: '2', DATABASE_URL: 'postgres://db/app' }).computeThreads).to.equal(
+      Math.max(1, Math.floor(cores / 2) - 1),
+    );
+    expect(loadConfig({ COMPUTE_THREADS: '3', COMPUTE_QUEUE_LENGTH: '0', CPU_BUDGET_MS_PER_MINUTE: '500' })).to.include({
+      computeThreads: 3,
+      computeQueueLength: 0,
+      cpuBudgetMsPerMinute: 500,
+    });
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {

@@ -10,12 +10,29 @@ import { monteCarlo } from '../support/feasibility.js';
 describe('goal feasibility with monthly contributions', () => {
   describe('monthly contributions (conditional lognormal up to s²T = 1, log-grid convolution beyond)', () => {
     type Reference = {
-      capital: number; target: number; horizon_years: number; monthly_contribution: number; expected_return: number; volatility: number; probability: number; standard_error: number;
+      capital: number;
+      target: number;
+      horizon_years: number;
+      monthly_contribution: number;
+      expected_return: number;
+      volatility: number;
+      probability: number;
+      standard_error: number;
     };
     const answers = new Map<Reference, FeasibilityResult>();
     const ask = (c: Reference) => {
-      if (!answers.has(c)) answers.set(c, evaluateFeasibility({ capital: c.capital, target: c.target, horizon_years: c.horizon_years, market: 'US',
-        monthly_contribution: c.monthly_contribution, assumptions: { expected_return: c.expected_return, volatility: c.volatility } }));
+      if (!answers.has(c))
+        answers.set(
+          c,
+          evaluateFeasibility({
+            capital: c.capital,
+            target: c.target,
+            horizon_years: c.horizon_years,
+            market: 'US',
+            monthly_contribution: c.monthly_contribution,
+            assumptions: { expected_return: c.expected_return, volatility: c.volatility },
+          }),
+        );
       return answers.get(c)!;
     };
     /**
@@ -53,7 +70,10 @@ describe('goal feasibility with monthly contributions', () => {
     // test/fixtures/feasibility-grid-reference.json (scripts/reference/feasibility-grid.sh): 34 cases on the grid of
     // horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15, with and without capital, each at 1,000,000 seeded paths and three
     // targets (0.7, 1 and 1.3 times the median-growth wealth) plus the issue's own targets.
-    const grid = JSON.parse(readFileSync(new URL('../fixtures/feasibility-grid-reference.json', import.meta.url), 'utf8')) as { paths: number; cases: Reference[] };
+    const grid = JSON.parse(readFileSync(new URL('../fixtures/feasibility-grid-reference.json', import.meta.url), 'utf8')) as {
+      paths: number;
+      cases: Reference[];
+    };
     it(`agrees with all ${grid.cases.length} probabilities of the 1,000,000-path grid within their sampling error, on both methods`, () => {
       expect(grid.paths).to.equal(1_000_000);
       expect(grid.cases.length).to.be.at.least(90);
@@ -73,14 +93,23 @@ describe('goal feasibility with monthly contributions', () => {
     });
 
     it('uses the moments up to s²T = 0.01, the conditional lognormal up to 1 and the log grid beyond, all documented to 0.0005; the closed form 1e-6', () => {
-      const input: FeasibilityInput = { capital: 0, target: 1e6, horizon_years: 30, market: 'US', monthly_contribution: 1000,
-        assumptions: { expected_return: 0.118, volatility: 0.196 } }; // s²T = 0.87
+      const input: FeasibilityInput = {
+        capital: 0,
+        target: 1e6,
+        horizon_years: 30,
+        market: 'US',
+        monthly_contribution: 1000,
+        assumptions: { expected_return: 0.118, volatility: 0.196 },
+      }; // s²T = 0.87
       expect(evaluateFeasibility(input).assumptions).to.deep.include({ method: 'conditional_lognormal', method_accuracy: 0.0005 });
       const narrow = { ...input, assumptions: { expected_return: 0.118, volatility: 0.018 } }; // s²T = 0.0078
       expect(evaluateFeasibility(narrow).assumptions).to.deep.include({ method: 'moment_matched', method_accuracy: 0.0005 });
       const wide = { ...input, horizon_years: 40, assumptions: { expected_return: 0, volatility: 0.35 } }; // s²T = 4.6
       expect(evaluateFeasibility(wide).assumptions).to.deep.include({ method: 'log_grid_convolution', method_accuracy: 0.0005 });
-      expect(evaluateFeasibility({ ...input, monthly_contribution: 0, capital: 1 }).assumptions).to.deep.include({ method: 'closed_form', method_accuracy: 1e-6 });
+      expect(evaluateFeasibility({ ...input, monthly_contribution: 0, capital: 1 }).assumptions).to.deep.include({
+        method: 'closed_form',
+        method_accuracy: 1e-6,
+      });
     });
 
     it('matches a fine log grid with the conditional lognormal within 0.0005 wherever s²T ≤ 1, and the log grid with that finer one within 0.00005 beyond', () => {
@@ -102,7 +131,11 @@ describe('goal feasibility with monthly contributions', () => {
               for (const factor of [0.25, 0.55, 1, 1.6, 3]) {
                 const target = median * factor;
                 const onGrid = coarse.exceeds(target / 1000, fraction);
-                if (s2 * years <= 1) worst.conditional = Math.max(worst.conditional, Math.abs(law.probability(capital, 1000, target) - fine!.exceeds(target / 1000, fraction)));
+                if (s2 * years <= 1)
+                  worst.conditional = Math.max(
+                    worst.conditional,
+                    Math.abs(law.probability(capital, 1000, target) - fine!.exceeds(target / 1000, fraction)),
+                  );
                 else if (fine) worst.grid = Math.max(worst.grid, Math.abs(fine.exceeds(target / 1000, fraction) - onGrid));
               }
             }
@@ -139,19 +172,39 @@ describe('goal feasibility with monthly contributions', () => {
     });
 
     it('tends to the deterministic wealth as σ → 0: at σ = 1e-9 every suggestion is within a unit of σ = 0’s', () => {
-      const input: FeasibilityInput = { capital: 10_000, target: 50_000, horizon_years: 10, market: 'US', monthly_contribution: 200,
-        assumptions: { expected_return: 0.08, volatility: 0 } };
+      const input: FeasibilityInput = {
+        capital: 10_000,
+        target: 50_000,
+        horizon_years: 10,
+        market: 'US',
+        monthly_contribution: 200,
+        assumptions: { expected_return: 0.08, volatility: 0 },
+      };
       const exact = evaluateFeasibility(input);
       const narrow = evaluateFeasibility({ ...input, assumptions: { expected_return: 0.08, volatility: 1e-9 } });
       expect(narrow.assumptions.method).to.equal('moment_matched');
       expect(narrow.probability).to.equal(exact.probability);
-      const values = (r: FeasibilityResult) => r.suggestions.map((s) => ('capital' in s ? s.capital : 'target' in s ? s.target
-        : 'horizon_years' in s ? s.horizon_years : s.monthly_contribution) as number);
+      const values = (r: FeasibilityResult) =>
+        r.suggestions.map(
+          (s) =>
+            ('capital' in s
+              ? s.capital
+              : 'target' in s
+                ? s.target
+                : 'horizon_years' in s
+                  ? s.horizon_years
+                  : s.monthly_contribution) as number,
+        );
       values(narrow).forEach((value, i) => expect(value).to.be.closeTo(values(exact)[i]!, 0.010001));
     });
 
     it('keeps a log grid within its node bound and the WebAssembly memory within its bound for the widest accepted laws', () => {
-      for (const [expected_return, volatility, ratio] of [[1, 2, 1e14], [-0.5, 2, 0], [1, 0.0012, 1e14], [0, 0.05, 1e14]] as const) {
+      for (const [expected_return, volatility, ratio] of [
+        [1, 2, 1e14],
+        [-0.5, 2, 0],
+        [1, 0.0012, 1e14],
+        [0, 0.05, 1e14],
+      ] as const) {
         const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
         const law = new GridWealth({ m: Math.log1p(expected_return) - s2 / 2, s2 }, ratio, 1200);
         law.advanceTo(24);
@@ -162,7 +215,13 @@ describe('goal feasibility with monthly contributions', () => {
 
     it('runs the log grid backward to within 0.005 of the forward grid from every start ratio, with and without a leftover fraction', () => {
       let worst = 0;
-      for (const [volatility, expected_return, years, level] of [[2, 0.53, 96, 1e4], [1.2, 0.08, 71, 30], [0.35, 0.1, 40, 500], [0.9, -0.3, 20, 100], [2, -0.5, 100, 1e3]] as const) {
+      for (const [volatility, expected_return, years, level] of [
+        [2, 0.53, 96, 1e4],
+        [1.2, 0.08, 71, 30],
+        [0.35, 0.1, 40, 500],
+        [0.9, -0.3, 20, 100],
+        [2, -0.5, 100, 1e3],
+      ] as const) {
         const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
         const model = { m: Math.log1p(expected_return) - s2 / 2, s2 };
         for (const fraction of [0, 0.003, 0.04]) {
@@ -212,45 +271,87 @@ describe('goal feasibility with monthly contributions', () => {
 
     it('holds the log grid within 0.0002 of a much finer one at volatilities 0.6–2, where its step is capped at 0.24', () => {
       let worst = 0;
-      for (const years of [1, 3, 8]) for (const volatility of [0.6, 1, 2]) for (const expected_return of [-0.5, 0.5]) for (const ratio of [0, 10]) {
-        const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
-        const m = Math.log1p(expected_return) - s2 / 2;
-        if (s2 * years <= 1) continue; // the conditional lognormal's region
-        const months = Math.floor(12 * years);
-        const coarse = GridWealth.after(months, { m, s2 }, ratio);
-        const fine = GridWealth.after(months, { m, s2 }, ratio, 4, 0.03);
-        for (const level of [0.5, 1, 2, 5, 30]) {
-          const at = level * (months + ratio);
-          worst = Math.max(worst, Math.abs(coarse.exceeds(at, 0.04) - fine.exceeds(at, 0.04)));
-        }
-      }
+      for (const years of [1, 3, 8])
+        for (const volatility of [0.6, 1, 2])
+          for (const expected_return of [-0.5, 0.5])
+            for (const ratio of [0, 10]) {
+              const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
+              const m = Math.log1p(expected_return) - s2 / 2;
+              if (s2 * years <= 1) continue; // the conditional lognormal's region
+              const months = Math.floor(12 * years);
+              const coarse = GridWealth.after(months, { m, s2 }, ratio);
+              const fine = GridWealth.after(months, { m, s2 }, ratio, 4, 0.03);
+              for (const level of [0.5, 1, 2, 5, 30]) {
+                const at = level * (months + ratio);
+                worst = Math.max(worst, Math.abs(coarse.exceeds(at, 0.04) - fine.exceeds(at, 0.04)));
+              }
+            }
       expect(worst).to.be.above(0).and.below(0.0002);
     });
 
     it('holds the issue’s cases: P 0.86938 ± 0.00034 (30 y, no capital) and 0.75867 ± 0.00043 (20 y, 10,000 capital)', () => {
       const assumptions = { expected_return: 0.118, volatility: 0.196 };
-      const first = evaluateFeasibility({ capital: 0, target: 1_000_000, horizon_years: 30, market: 'US', monthly_contribution: 1_000, assumptions });
+      const first = evaluateFeasibility({
+        capital: 0,
+        target: 1_000_000,
+        horizon_years: 30,
+        market: 'US',
+        monthly_contribution: 1_000,
+        assumptions,
+      });
       expect(first.probability).to.be.closeTo(0.86938, 0.0005 + 3 * 0.00034);
-      const second = evaluateFeasibility({ capital: 10_000, target: 300_000, horizon_years: 20, market: 'US', monthly_contribution: 500, assumptions });
+      const second = evaluateFeasibility({
+        capital: 10_000,
+        target: 300_000,
+        horizon_years: 20,
+        market: 'US',
+        monthly_contribution: 500,
+        assumptions,
+      });
       expect(second.probability).to.be.closeTo(0.75867, 0.0005 + 3 * 0.00043);
     });
 
     it('agrees with seeded 20,000-path simulations run here on both methods (so the fixtures cannot drift from the model)', () => {
       const input: FeasibilityInput = { capital: 10_000, target: 150_000, horizon_years: 15, market: 'US', monthly_contribution: 500 };
       expect(Math.abs(evaluateFeasibility(input).probability - monteCarlo(input, 20_000, 20240501))).to.be.at.most(0.012);
-      const wide: FeasibilityInput = { capital: 5_000, target: 400_000, horizon_years: 35.5, market: 'US', monthly_contribution: 300, assumptions: { expected_return: 0.02, volatility: 0.33 } };
+      const wide: FeasibilityInput = {
+        capital: 5_000,
+        target: 400_000,
+        horizon_years: 35.5,
+        market: 'US',
+        monthly_contribution: 300,
+        assumptions: { expected_return: 0.02, volatility: 0.33 },
+      };
       expect(evaluateFeasibility(wide).assumptions.method).to.equal('log_grid_convolution');
       expect(Math.abs(evaluateFeasibility(wide).probability - monteCarlo(wide, 20_000, 20261124))).to.be.at.most(0.012);
     });
 
     it('gives the contribution needed within 0.5 % of the simulation (the issue’s case: 1,111.07 at 0.9)', () => {
-      const input: FeasibilityInput = { capital: 0, target: 1_000_000, horizon_years: 30, market: 'US', monthly_contribution: 1000, confidence: 0.9, assumptions: { expected_return: 0.118, volatility: 0.196 } };
-      const suggestion = evaluateFeasibility(input).suggestions.find((s) => s.kind === 'monthly_contribution_needed') as { monthly_contribution: number };
+      const input: FeasibilityInput = {
+        capital: 0,
+        target: 1_000_000,
+        horizon_years: 30,
+        market: 'US',
+        monthly_contribution: 1000,
+        confidence: 0.9,
+        assumptions: { expected_return: 0.118, volatility: 0.196 },
+      };
+      const suggestion = evaluateFeasibility(input).suggestions.find((s) => s.kind === 'monthly_contribution_needed') as {
+        monthly_contribution: number;
+      };
       expect(Math.abs(suggestion.monthly_contribution / 1111.07 - 1)).to.be.at.most(0.005);
     });
 
     it('searches on the grid where the conditional lognormal is far off (σ 2, 100 y: it says 0.23 where P is 1)', () => {
-      const input: FeasibilityInput = { capital: 0, target: 1e9, horizon_years: 100, market: 'US', monthly_contribution: 1, confidence: 0.8, assumptions: { expected_return: -0.5, volatility: 2 } };
+      const input: FeasibilityInput = {
+        capital: 0,
+        target: 1e9,
+        horizon_years: 100,
+        market: 'US',
+        monthly_contribution: 1,
+        confidence: 0.8,
+        assumptions: { expected_return: -0.5, volatility: 2 },
+      };
       const contribution = evaluateFeasibility(input).suggestions[3]!;
       expect(contribution.attainable).to.equal(true);
       // It once answered the maximum (999,999,999.99 at P 1), having let the conditional lognormal decide the bound.
@@ -259,7 +360,14 @@ describe('goal feasibility with monthly contributions', () => {
     });
 
     it('finds the first horizon reaching the confidence where the two-moment guide is years late (s²T 3–6)', () => {
-      const input: FeasibilityInput = { capital: 20_000, target: 1_000_000, horizon_years: 40, market: 'US', monthly_contribution: 500, assumptions: { expected_return: 0.08, volatility: 0.3 } };
+      const input: FeasibilityInput = {
+        capital: 20_000,
+        target: 1_000_000,
+        horizon_years: 40,
+        market: 'US',
+        monthly_contribution: 500,
+        assumptions: { expected_return: 0.08, volatility: 0.3 },
+      };
       const horizon = evaluateFeasibility(input).suggestions[1];
       expect(horizon.attainable).to.equal(true);
       const years = horizon.horizon_years!;
@@ -269,9 +377,32 @@ describe('goal feasibility with monthly contributions', () => {
     });
     it('suggests the smallest capital and contribution to the cent on the log grid (a cent less misses the confidence)', () => {
       const cases: FeasibilityInput[] = [
-        { capital: 2000, target: 60_000, horizon_years: 30, market: 'US', monthly_contribution: 40, assumptions: { expected_return: 0.07, volatility: 0.3 } },
-        { capital: 500, target: 20_000, horizon_years: 22.5, market: 'US', monthly_contribution: 20, confidence: 0.6, assumptions: { expected_return: 0.03, volatility: 0.35 } },
-        { capital: 1000, target: 30_000, horizon_years: 45, market: 'US', monthly_contribution: 10, confidence: 0.9, assumptions: { expected_return: 0.12, volatility: 0.25 } },
+        {
+          capital: 2000,
+          target: 60_000,
+          horizon_years: 30,
+          market: 'US',
+          monthly_contribution: 40,
+          assumptions: { expected_return: 0.07, volatility: 0.3 },
+        },
+        {
+          capital: 500,
+          target: 20_000,
+          horizon_years: 22.5,
+          market: 'US',
+          monthly_contribution: 20,
+          confidence: 0.6,
+          assumptions: { expected_return: 0.03, volatility: 0.35 },
+        },
+        {
+          capital: 1000,
+          target: 30_000,
+          horizon_years: 45,
+          market: 'US',
+          monthly_contribution: 10,
+          confidence: 0.9,
+          assumptions: { expected_return: 0.12, volatility: 0.25 },
+        },
       ];
       for (const input of cases) {
         const { expected_return: mu, volatility: sigma } = input.assumptions!;
@@ -280,7 +411,8 @@ describe('goal feasibility with monthly contributions', () => {
         const months = Math.floor(12 * input.horizon_years);
         const fraction = input.horizon_years - months / 12;
         // The service's probability on the log grid, read directly (unrounded) for a capital and a contribution.
-        const p = (capital: number, monthly: number) => GridWealth.after(months, model, capital / monthly).exceeds(input.target / monthly, fraction);
+        const p = (capital: number, monthly: number) =>
+          GridWealth.after(months, model, capital / monthly).exceeds(input.target / monthly, fraction);
         const q = input.confidence ?? 0.8;
         const result = evaluateFeasibility(input);
         expect(result.assumptions.method).to.equal('log_grid_convolution');
@@ -293,5 +425,4 @@ describe('goal feasibility with monthly contributions', () => {
       }
     });
   });
-
 });

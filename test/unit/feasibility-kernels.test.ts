@@ -40,7 +40,8 @@ function randomGrid(random: () => number, maxNodes: number) {
     const b = Math.sqrt(s2 / 12);
     const geometry = gridGeometry(b, 2 + 60 * random(), [1, 2, 4][Math.floor(3 * random())]!);
     // A narrow kernel too (under 0.9 steps of sd: hat functions), as the leftover fraction of a year has.
-    const kernel = random() < 0.2 ? normalKernel((a / geometry.step) * random(), 0.9 * random()) : normalKernel(a / geometry.step, b / geometry.step);
+    const kernel =
+      random() < 0.2 ? normalKernel((a / geometry.step) * random(), 0.9 * random()) : normalKernel(a / geometry.step, b / geometry.step);
     if (geometry.size <= maxNodes) return { a, b, s2, ...geometry, kernel };
   }
 }
@@ -76,7 +77,17 @@ describe('the feasibility kernels: WebAssembly against their TypeScript referenc
         if (value > 1e-10 && lo === size) lo = j;
         if (value < 1 - 1e-10) hi = j;
       }
-      const grid = (current: Float64Array): SteppedGrid => ({ current, weights: kernel.weights, from: kernel.from, source, cell, lagrange: weights, size, zero, pad });
+      const grid = (current: Float64Array): SteppedGrid => ({
+        current,
+        weights: kernel.weights,
+        from: kernel.from,
+        source,
+        cell,
+        lagrange: weights,
+        size,
+        zero,
+        pad,
+      });
       const months = [1, 2, 3].map(() => 1 + Math.floor(12 * random()));
       return { kernel: grid(F.slice()), reference: grid(F.slice()), start: F, window: { lo, hi }, referenceWindow: { lo, hi }, months };
     });

@@ -26,8 +26,11 @@ describe('the feasibility engine’s layout (src/feasibility/)', () => {
   const engine = sources(ENGINE);
 
   it('imports nothing from the rest of the service but its generated WebAssembly', () => {
-    const outside = engine.flatMap((file) => imports(file).filter((path) => !inEngine(path) && !/^generated\/[a-z-]+-wasm\.ts$/.test(path))
-      .map((path) => `${file} → ${path}`));
+    const outside = engine.flatMap((file) =>
+      imports(file)
+        .filter((path) => !inEngine(path) && !/^generated\/[a-z-]+-wasm\.ts$/.test(path))
+        .map((path) => `${file} → ${path}`),
+    );
     expect(engine.length).to.be.above(10);
     expect(outside).to.deep.equal([]);
   });
@@ -35,8 +38,11 @@ describe('the feasibility engine’s layout (src/feasibility/)', () => {
   it('is reached from the rest of the service only through its public face (index.ts)', () => {
     const others = ['src', 'handlers', 'scripts', 'db'].flatMap(sources).filter((file) => !inEngine(file));
     const users = others.filter((file) => imports(file).includes(`${ENGINE}/index.ts`));
-    const internal = others.flatMap((file) => imports(file).filter((path) => inEngine(path) && path !== `${ENGINE}/index.ts`)
-      .map((path) => `${file} → ${path}`));
+    const internal = others.flatMap((file) =>
+      imports(file)
+        .filter((path) => inEngine(path) && path !== `${ENGINE}/index.ts`)
+        .map((path) => `${file} → ${path}`),
+    );
     expect(users).to.include('src/services/feasibility.ts');
     expect(internal).to.deep.equal([]);
   });

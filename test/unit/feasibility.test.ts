@@ -11,10 +11,28 @@ describe('goal feasibility', () => {
   describe('closed form without contributions', () => {
     const cases: Array<[FeasibilityInput, number, number]> = [
       [base, 0.1166, 0.1955],
-      [{ capital: 1_000_000, target: 5_000_000, horizon_years: 30, market: 'JP', assumptions: { expected_return: 0.07, volatility: 0.18 } }, 0.07, 0.18],
+      [
+        {
+          capital: 1_000_000,
+          target: 5_000_000,
+          horizon_years: 30,
+          market: 'JP',
+          assumptions: { expected_return: 0.07, volatility: 0.18 },
+        },
+        0.07,
+        0.18,
+      ],
       [{ capital: 50_000, target: 45_000, horizon_years: 1, market: 'US' }, 0.1166, 0.1955],
-      [{ capital: 1_000, target: 900_000, horizon_years: 100, market: 'GB', assumptions: { expected_return: 0.03, volatility: 0.3 } }, 0.03, 0.3],
-      [{ capital: 100, target: 101, horizon_years: 0.01, market: 'AU', assumptions: { expected_return: 0.09, volatility: 0.15 } }, 0.09, 0.15],
+      [
+        { capital: 1_000, target: 900_000, horizon_years: 100, market: 'GB', assumptions: { expected_return: 0.03, volatility: 0.3 } },
+        0.03,
+        0.3,
+      ],
+      [
+        { capital: 100, target: 101, horizon_years: 0.01, market: 'AU', assumptions: { expected_return: 0.09, volatility: 0.15 } },
+        0.09,
+        0.15,
+      ],
       [{ capital: 1e12, target: 1, horizon_years: 5, market: 'CA', assumptions: { expected_return: -0.5, volatility: 2 } }, -0.5, 2],
     ];
     for (const [input, mu, sigma] of cases) {
@@ -42,13 +60,51 @@ describe('goal feasibility', () => {
       { ...base, confidence: 0.99 },
       { ...base, confidence: 0.5, market: 'DE', assumptions: { expected_return: 0.08, volatility: 0.19 } },
       { capital: 25_000, target: 300_000, horizon_years: 20, market: 'US', monthly_contribution: 400 },
-      { capital: 0, target: 50_000, horizon_years: 8.37, market: 'GB', monthly_contribution: 250, confidence: 0.9, assumptions: { expected_return: 0.08, volatility: 0.15 } },
-      { capital: 2_000_000, target: 9_000_000, horizon_years: 15, market: 'JP', monthly_contribution: 30_000, assumptions: { expected_return: 0.07, volatility: 0.18 } },
+      {
+        capital: 0,
+        target: 50_000,
+        horizon_years: 8.37,
+        market: 'GB',
+        monthly_contribution: 250,
+        confidence: 0.9,
+        assumptions: { expected_return: 0.08, volatility: 0.15 },
+      },
+      {
+        capital: 2_000_000,
+        target: 9_000_000,
+        horizon_years: 15,
+        market: 'JP',
+        monthly_contribution: 30_000,
+        assumptions: { expected_return: 0.07, volatility: 0.18 },
+      },
       { capital: 1_000, target: 2_000, horizon_years: 10, market: 'CA', assumptions: { expected_return: 0.05, volatility: 0 } },
-      { capital: 5_000, target: 6_000, horizon_years: 3, market: 'AU', monthly_contribution: 10, confidence: 0.95, assumptions: { expected_return: 0.09, volatility: 0.15 } },
+      {
+        capital: 5_000,
+        target: 6_000,
+        horizon_years: 3,
+        market: 'AU',
+        monthly_contribution: 10,
+        confidence: 0.95,
+        assumptions: { expected_return: 0.09, volatility: 0.15 },
+      },
       // On the log grid (s²T 3.0 and 6.4): capital and contributions refined from the conditional lognormal's answer.
-      { capital: 20_000, target: 1_000_000, horizon_years: 40, market: 'US', monthly_contribution: 500, assumptions: { expected_return: 0.08, volatility: 0.3 } },
-      { capital: 0, target: 1_000_000, horizon_years: 50, market: 'US', monthly_contribution: 1_000, confidence: 0.9, assumptions: { expected_return: -0.05, volatility: 0.35 } },
+      {
+        capital: 20_000,
+        target: 1_000_000,
+        horizon_years: 40,
+        market: 'US',
+        monthly_contribution: 500,
+        assumptions: { expected_return: 0.08, volatility: 0.3 },
+      },
+      {
+        capital: 0,
+        target: 1_000_000,
+        horizon_years: 50,
+        market: 'US',
+        monthly_contribution: 1_000,
+        confidence: 0.9,
+        assumptions: { expected_return: -0.05, volatility: 0.35 },
+      },
     ];
     for (const input of inputs) {
       it(`at or above the confidence (${JSON.stringify(input)})`, () => {
@@ -85,7 +141,9 @@ describe('goal feasibility', () => {
         const horizon = result.suggestions[1];
         if (!horizon.attainable || !(horizon.horizon_years! > 0.01)) continue;
         const h = horizon.horizon_years!;
-        const earlier = [h - 0.01, ...Array.from({ length: 10 }, (_, i) => Math.round(h * (i + 0.5) * 10) / 100)].filter((y) => y >= 0.01 && y < h);
+        const earlier = [h - 0.01, ...Array.from({ length: 10 }, (_, i) => Math.round(h * (i + 0.5) * 10) / 100)].filter(
+          (y) => y >= 0.01 && y < h,
+        );
         for (const years of earlier) {
           const probability = evaluateFeasibility({ ...input, horizon_years: Number(years.toFixed(2)) }).probability;
           expect(probability, `${JSON.stringify(input)} at ${years.toFixed(2)} y (answer ${h})`).to.be.below(result.confidence);
@@ -96,12 +154,23 @@ describe('goal feasibility', () => {
     });
 
     it('rounds capital and contribution up and the target down to the currency minor unit', () => {
-      const [capital, , target, contribution] = evaluateFeasibility({ ...base, assumptions: { expected_return: 0.1, volatility: 0.16 } }).suggestions;
+      const [capital, , target, contribution] = evaluateFeasibility({
+        ...base,
+        assumptions: { expected_return: 0.1, volatility: 0.16 },
+      }).suggestions;
       expect(capital.capital).to.equal(12_583.75); // 20000·exp(−10m + z·s·√10) = 12583.7488…
       expect(target.target).to.equal(15_893.51); // 10000·exp(10m − z·s·√10) = 15893.5149…
       expect(Math.round(contribution!.monthly_contribution * 100)).to.be.closeTo(contribution!.monthly_contribution * 100, 1e-6);
-      const yen = evaluateFeasibility({ ...base, market: 'JP', capital: 1_000_000, target: 2_000_000, assumptions: { expected_return: 0.07, volatility: 0.18 } }).suggestions;
-      expect(Number.isInteger(yen[0].capital) && Number.isInteger(yen[2].target) && Number.isInteger(yen[3]!.monthly_contribution)).to.equal(true);
+      const yen = evaluateFeasibility({
+        ...base,
+        market: 'JP',
+        capital: 1_000_000,
+        target: 2_000_000,
+        assumptions: { expected_return: 0.07, volatility: 0.18 },
+      }).suggestions;
+      expect(
+        Number.isInteger(yen[0].capital) && Number.isInteger(yen[2].target) && Number.isInteger(yen[3]!.monthly_contribution),
+      ).to.equal(true);
     });
   });
 
@@ -124,7 +193,11 @@ describe('goal feasibility', () => {
       const result = evaluateFeasibility({ ...base, capital: 0, monthly_contribution: 100 });
       // 100 a month for 10 years toward 20 000 at the US defaults, against a seeded Monte Carlo of the test's own.
       const paths = 100_000;
-      const reference = monteCarlo({ ...base, capital: 0, monthly_contribution: 100, assumptions: { expected_return: 0.1166, volatility: 0.1955 } }, paths, 11);
+      const reference = monteCarlo(
+        { ...base, capital: 0, monthly_contribution: 100, assumptions: { expected_return: 0.1166, volatility: 0.1955 } },
+        paths,
+        11,
+      );
       expect(result.probability).to.be.closeTo(reference, 0.0005 + 4 * Math.sqrt((reference * (1 - reference)) / paths));
       expect(result.suggestions[1].attainable).to.equal(true);
     });
@@ -138,7 +211,13 @@ describe('goal feasibility', () => {
     it('answers horizon 0 with probability 1 when the target is at or below the capital', () => {
       const result = evaluateFeasibility({ ...base, target: 10_000 });
       expect(result.required_growth_rate).to.equal(0);
-      expect(result.suggestions[1]).to.deep.equal({ kind: 'horizon_needed', attainable: true, reason: null, horizon_years: 0, probability: 1 });
+      expect(result.suggestions[1]).to.deep.equal({
+        kind: 'horizon_needed',
+        attainable: true,
+        reason: null,
+        horizon_years: 0,
+        probability: 1,
+      });
     });
 
     it('answers an unattainable horizon when the log drift is not positive or more than 100 years are needed', () => {
@@ -158,9 +237,16 @@ describe('goal feasibility', () => {
       expect(contribution!.reason).to.match(/maximum \(1000000000\)/);
     });
 
-    it('marks every suggestion unattainable, within the request\'s bounds, when none reaches the confidence (the issue\'s case)', () => {
-      const input: FeasibilityInput = { capital: 0, target: 1e12, horizon_years: 100, monthly_contribution: 1e9, confidence: 0.99,
-        market: 'US', assumptions: { expected_return: -0.5, volatility: 2 } };
+    it("marks every suggestion unattainable, within the request's bounds, when none reaches the confidence (the issue's case)", () => {
+      const input: FeasibilityInput = {
+        capital: 0,
+        target: 1e12,
+        horizon_years: 100,
+        monthly_contribution: 1e9,
+        confidence: 0.99,
+        market: 'US',
+        assumptions: { expected_return: -0.5, volatility: 2 },
+      };
       const [capital, horizon, target, contribution] = evaluateFeasibility(input).suggestions;
       expect(capital).to.deep.include({ capital: 1e12, attainable: false });
       expect(capital.probability).to.be.below(0.99);
@@ -171,8 +257,14 @@ describe('goal feasibility', () => {
       expect(target.attainable).to.equal(target.probability >= 0.99);
     });
 
-    it('never suggests capital above the request\'s maximum (1e12) and marks it unattainable there', () => {
-      const input: FeasibilityInput = { ...base, capital: 1, target: 1e12, horizon_years: 1, assumptions: { expected_return: -0.5, volatility: 2 } };
+    it("never suggests capital above the request's maximum (1e12) and marks it unattainable there", () => {
+      const input: FeasibilityInput = {
+        ...base,
+        capital: 1,
+        target: 1e12,
+        horizon_years: 1,
+        assumptions: { expected_return: -0.5, volatility: 2 },
+      };
       const [capital] = evaluateFeasibility(input).suggestions;
       expect(capital).to.deep.include({ capital: 1e12, attainable: false });
       expect(capital.probability).to.equal(evaluateFeasibility({ ...input, capital: 1e12 }).probability);
@@ -189,7 +281,13 @@ describe('goal feasibility', () => {
 
     it('searches the horizon with contributions even when the log drift is not positive', () => {
       const assumptions = { expected_return: -0.02, volatility: 0.1 };
-      const [, horizon] = evaluateFeasibility({ ...base, capital: 1_000, target: 20_000, monthly_contribution: 500, assumptions }).suggestions;
+      const [, horizon] = evaluateFeasibility({
+        ...base,
+        capital: 1_000,
+        target: 20_000,
+        monthly_contribution: 500,
+        assumptions,
+      }).suggestions;
       expect(horizon).to.deep.include({ attainable: true, reason: null });
       expect(horizon.probability!).to.be.at.least(0.8);
       const none = evaluateFeasibility({ ...base, capital: 1_000, target: 20_000, assumptions }).suggestions[1];
@@ -198,16 +296,26 @@ describe('goal feasibility', () => {
     });
 
     it('suggests exactly 18,000 of capital where 18,000 already gives probability 1 (σ = 0, μ = 0)', () => {
-      const input: FeasibilityInput = { capital: 10_000, target: 30_000, horizon_years: 10, monthly_contribution: 100, market: 'US',
-        assumptions: { expected_return: 0, volatility: 0 } };
+      const input: FeasibilityInput = {
+        capital: 10_000,
+        target: 30_000,
+        horizon_years: 10,
+        monthly_contribution: 100,
+        market: 'US',
+        assumptions: { expected_return: 0, volatility: 0 },
+      };
       const [capital] = evaluateFeasibility(input).suggestions;
       expect(capital).to.deep.include({ capital: 18_000, probability: 1, attainable: true });
       expect(evaluateFeasibility({ ...input, capital: 17_999.99 }).probability).to.equal(0);
     });
 
     it('leaves out the contribution suggestion when the horizon holds no whole month', () => {
-      expect(evaluateFeasibility({ ...base, horizon_years: 0.05 }).suggestions.map((s) => s.kind)).to.not.include('monthly_contribution_needed');
-      expect(evaluateFeasibility({ ...base, horizon_years: 1 / 12 }).suggestions.map((s) => s.kind)).to.include('monthly_contribution_needed');
+      expect(evaluateFeasibility({ ...base, horizon_years: 0.05 }).suggestions.map((s) => s.kind)).to.not.include(
+        'monthly_contribution_needed',
+      );
+      expect(evaluateFeasibility({ ...base, horizon_years: 1 / 12 }).suggestions.map((s) => s.kind)).to.include(
+        'monthly_contribution_needed',
+      );
     });
 
     it('is deterministic at zero volatility, counting an exactly reached target as reached', () => {
@@ -231,21 +339,39 @@ describe('goal feasibility', () => {
     });
 
     it('returns finite numbers for every combination of extreme values at the bounds', () => {
-      const overrides = [undefined, { expected_return: -0.5, volatility: 0 }, { expected_return: -0.5, volatility: 2 },
-        { expected_return: 1, volatility: 2 }, { expected_return: 1, volatility: 0 }];
-      for (const capital of [0, 0.01, 1e12]) for (const target of [0.01, 1e12]) for (const horizon_years of [0.01, 100])
-        for (const monthly_contribution of [0, 1e9]) for (const assumptions of overrides) for (const confidence of [0.5, 0.99]) {
-          const input: FeasibilityInput = { capital, target, horizon_years, market: assumptions ? 'JP' : 'US', monthly_contribution, confidence };
-          if (assumptions) input.assumptions = assumptions;
-          const result = evaluateFeasibility(input);
-          expectAllFinite(result);
-          expect(result.probability, JSON.stringify(input)).to.be.within(0, 1);
-        }
+      const overrides = [
+        undefined,
+        { expected_return: -0.5, volatility: 0 },
+        { expected_return: -0.5, volatility: 2 },
+        { expected_return: 1, volatility: 2 },
+        { expected_return: 1, volatility: 0 },
+      ];
+      for (const capital of [0, 0.01, 1e12])
+        for (const target of [0.01, 1e12])
+          for (const horizon_years of [0.01, 100])
+            for (const monthly_contribution of [0, 1e9])
+              for (const assumptions of overrides)
+                for (const confidence of [0.5, 0.99]) {
+                  const input: FeasibilityInput = {
+                    capital,
+                    target,
+                    horizon_years,
+                    market: assumptions ? 'JP' : 'US',
+                    monthly_contribution,
+                    confidence,
+                  };
+                  if (assumptions) input.assumptions = assumptions;
+                  const result = evaluateFeasibility(input);
+                  expectAllFinite(result);
+                  expect(result.probability, JSON.stringify(input)).to.be.within(0, 1);
+                }
     });
 
     it('reports the growth rate required, null only for capital 0, the largest double when it overflows', () => {
       expect(evaluateFeasibility(base).required_growth_rate).to.be.closeTo(2 ** 0.1 - 1, 1e-12);
-      expect(evaluateFeasibility({ ...base, capital: 0.01, target: 1e12, horizon_years: 0.01 }).required_growth_rate).to.equal(Number.MAX_VALUE);
+      expect(evaluateFeasibility({ ...base, capital: 0.01, target: 1e12, horizon_years: 0.01 }).required_growth_rate).to.equal(
+        Number.MAX_VALUE,
+      );
       expect(evaluateFeasibility({ ...base, capital: 0 }).required_growth_rate).to.equal(null);
     });
   });
@@ -254,19 +380,34 @@ describe('goal feasibility', () => {
     it('asks for the caller’s assumptions in the markets that ship none (every market but US), naming the field', () => {
       for (const market of ['CA', 'GB', 'DE', 'JP', 'AU']) {
         expect(MARKETS[market]!.assumptions, market).to.equal(null);
-        expect(() => evaluateFeasibility({ ...base, market })).to.throw(InvalidInputError).that.satisfies((error: InvalidInputError) =>
-          error.fields.length === 1 && error.fields[0]!.field === 'assumptions' && /required for market .*only for US/.test(error.fields[0]!.detail));
+        expect(() => evaluateFeasibility({ ...base, market }))
+          .to.throw(InvalidInputError)
+          .that.satisfies(
+            (error: InvalidInputError) =>
+              error.fields.length === 1 &&
+              error.fields[0]!.field === 'assumptions' &&
+              /required for market .*only for US/.test(error.fields[0]!.detail),
+          );
         const own = evaluateFeasibility({ ...base, market, assumptions: { expected_return: 0.07, volatility: 0.18 } });
-        expect(own.assumptions).to.deep.include({ market, expected_return: 0.07, volatility: 0.18, source: 'request', basis: 'request', period: null, reference: 'supplied by the caller' });
+        expect(own.assumptions).to.deep.include({
+          market,
+          expected_return: 0.07,
+          volatility: 0.18,
+          source: 'request',
+          basis: 'request',
+          period: null,
+          reference: 'supplied by the caller',
+        });
       }
     });
 
-
     it('throws UnsupportedMarketError listing the supported markets', () => {
-      expect(() => evaluateFeasibility({ ...base, market: 'FR' })).to.throw(UnsupportedMarketError).that.deep.includes({
-        markets: ['FR'],
-        supported: ['US', 'CA', 'GB', 'DE', 'JP', 'AU'],
-      });
+      expect(() => evaluateFeasibility({ ...base, market: 'FR' }))
+        .to.throw(UnsupportedMarketError)
+        .that.deep.includes({
+          markets: ['FR'],
+          supported: ['US', 'CA', 'GB', 'DE', 'JP', 'AU'],
+        });
       expect(supportedMarkets()).to.deep.equal(Object.keys(MARKETS));
       expect(getMarket('toString')).to.equal(undefined);
     });
@@ -276,14 +417,31 @@ describe('goal feasibility', () => {
       expect(fromMarket.currency).to.equal('USD');
       expect(fromMarket.confidence).to.equal(0.8);
       expect(fromMarket.assumptions).to.deep.equal({
-        market: 'US', expected_return: 0.1166, volatility: 0.1955, model: 'lognormal', method: 'closed_form', method_accuracy: 1e-6,
-        source: 'market', reference: MARKETS.US!.assumptions!.reference, basis: 'historical', period: '1928–2023',
+        market: 'US',
+        expected_return: 0.1166,
+        volatility: 0.1955,
+        model: 'lognormal',
+        method: 'closed_form',
+        method_accuracy: 1e-6,
+        source: 'market',
+        reference: MARKETS.US!.assumptions!.reference,
+        basis: 'historical',
+        period: '1928–2023',
       });
       const fromRequest = evaluateFeasibility({ ...base, confidence: 0.9, assumptions: { expected_return: 0.06, volatility: 0.12 } });
       expect(fromRequest.confidence).to.equal(0.9);
-      expect(fromRequest.assumptions).to.deep.include({ expected_return: 0.06, volatility: 0.12, source: 'request', reference: 'supplied by the caller' });
-      expect(fromRequest.suggestions.map((s) => s.kind)).to.deep.equal(
-        ['capital_needed', 'horizon_needed', 'target_reachable', 'monthly_contribution_needed']);
+      expect(fromRequest.assumptions).to.deep.include({
+        expected_return: 0.06,
+        volatility: 0.12,
+        source: 'request',
+        reference: 'supplied by the caller',
+      });
+      expect(fromRequest.suggestions.map((s) => s.kind)).to.deep.equal([
+        'capital_needed',
+        'horizon_needed',
+        'target_reachable',
+        'monthly_contribution_needed',
+      ]);
     });
   });
 });

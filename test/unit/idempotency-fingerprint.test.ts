@@ -30,6 +30,7 @@ describe('idempotency: the request fingerprint', () => {
     expect(of(null, approve, { order_id: 'ord_a' })).to.not.equal(of({}, approve, { order_id: 'ord_a' }));
     expect(of([], approve, { order_id: 'ord_a' })).to.not.equal(of({}, approve, { order_id: 'ord_a' }));
     // A body that is not an object has no members, and is not empty for that.
-    for (const body of ['', 0, false]) expect(of(body, approve, { order_id: 'ord_a' }), JSON.stringify(body)).to.not.equal(of(undefined, approve, { order_id: 'ord_a' }));
+    for (const body of ['', 0, false])
+      expect(of(body, approve, { order_id: 'ord_a' }), JSON.stringify(body)).to.not.equal(of(undefined, approve, { order_id: 'ord_a' }));
   });
 });

@@ -32,7 +32,13 @@ describe('ledger: the account before the fills after an instant', () => {
     quote: (symbol, at) => ({ symbol, price: dec(symbol === 'VTI' ? '100' : '50'), as_of: at }),
   };
   const noon = new Date('2026-11-27T12:00:00Z');
-  const fill = (symbol: string, side: 'buy' | 'sell', quantity: string, notional: string, at: string): FillRecord => ({ symbol, side, quantity, notional, at });
+  const fill = (symbol: string, side: 'buy' | 'sell', quantity: string, notional: string, at: string): FillRecord => ({
+    symbol,
+    side,
+    quantity,
+    notional,
+    at,
+  });
 
   it('undoes only the fills after the instant: a buy gives its cash back and takes its shares, a sell the other way', () => {
     const now = { cash: dec('1000.00'), positions: [{ symbol: 'VTI', quantity: dec('10'), average_cost: dec('90'), updated_at: noon }] };
@@ -52,7 +58,13 @@ describe('ledger: the account before the fills after an instant', () => {
   });
 
   it('a position the undone fills bring back to nothing is not held', () => {
-    const v = valueBefore(prices, dec('500.00'), [{ symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon }], [fill('BND', 'buy', '2', '100.00', '2026-11-27T12:30:00Z')], noon);
+    const v = valueBefore(
+      prices,
+      dec('500.00'),
+      [{ symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon }],
+      [fill('BND', 'buy', '2', '100.00', '2026-11-27T12:30:00Z')],
+      noon,
+    );
     expect([v.cash.toFixed(2), v.holdings.length, v.total.toFixed(2)]).to.deep.equal(['600.00', 0, '600.00']);
   });
 
@@ -62,7 +74,15 @@ describe('ledger: the account before the fills after an instant', () => {
       { symbol: 'BND', quantity: dec('2'), average_cost: dec('50'), updated_at: noon },
     ];
     // Since the day began: bought 3 VTI for 330.00, bought the 2 BND for 100.00, sold 4 QQQ (gone now) for 200.00.
-    const today = { traded: dec('630.00'), cashDelta: dec('-230.00'), quantityDeltas: new Map([['VTI', dec('3')], ['BND', dec('2')], ['QQQ', dec('-4')]]) };
+    const today = {
+      traded: dec('630.00'),
+      cashDelta: dec('-230.00'),
+      quantityDeltas: new Map([
+        ['VTI', dec('3')],
+        ['BND', dec('2')],
+        ['QQQ', dec('-4')],
+      ]),
+    };
     const v = valueAtDayStart(prices, dec('1000.00'), positions, today, noon);
     expect(v.cash.toFixed(2)).to.equal('1230.00');
     expect(v.holdings.map((h) => [h.position.symbol, h.position.quantity.toFixed(), h.marketValue.toFixed(2)])).to.deep.equal([

@@ -5,12 +5,16 @@ import { MARKETS, US_DAMODARAN } from '../../src/services/markets.js';
 
 /** The shipped annual S&P 500 total returns (percent), by year. */
 function shippedReturns(): Map<number, number> {
-  const [header, ...lines] = readFileSync(new URL(`../../${US_DAMODARAN.file}`, import.meta.url), 'utf8').trim().split('\n');
+  const [header, ...lines] = readFileSync(new URL(`../../${US_DAMODARAN.file}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n');
   expect(header).to.equal('year,sp500_total_return_pct');
-  return new Map(lines.map((line) => {
-    const [year, pct] = line.split(',');
-    return [Number(year), Number(pct)];
-  }));
+  return new Map(
+    lines.map((line) => {
+      const [year, pct] = line.split(',');
+      return [Number(year), Number(pct)];
+    }),
+  );
 }
 
 describe('market assumptions reproducible from shipped data', () => {
@@ -43,7 +47,11 @@ describe('market assumptions reproducible from shipped data', () => {
   it('says in the response which basis and period the assumptions have', () => {
     const input = { capital: 10_000, target: 20_000, horizon_years: 10, market: 'US' };
     expect(evaluateFeasibility(input).assumptions).to.deep.include({
-      expected_return: 0.1166, volatility: 0.1955, basis: 'historical', period: '1928–2023', source: 'market',
+      expected_return: 0.1166,
+      volatility: 0.1955,
+      basis: 'historical',
+      period: '1928–2023',
+      source: 'market',
     });
     const own = evaluateFeasibility({ ...input, assumptions: { expected_return: 0.05, volatility: 0.1 } }).assumptions;
     expect(own).to.deep.include({ basis: 'request', period: null, source: 'request' });

@@ -16,8 +16,10 @@ describe('the MCP Origin and Host guard', () => {
   it('on a loopback BASE_URL also wants a loopback Host, whatever the port', () => {
     for (const base of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) {
       const check = originGuard(base, []);
-      for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'LOCALHOST:8080', 'localhost']) expect(check({ host }), `${base} ${host}`).to.equal(undefined);
-      for (const host of ['evil.example:3000', 'localhost.evil.example', '127.0.0.2:3000', undefined]) expect(check({ host })?.slug, `${base} ${host}`).to.equal('origin-not-allowed');
+      for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'LOCALHOST:8080', 'localhost'])
+        expect(check({ host }), `${base} ${host}`).to.equal(undefined);
+      for (const host of ['evil.example:3000', 'localhost.evil.example', '127.0.0.2:3000', undefined])
+        expect(check({ host })?.slug, `${base} ${host}`).to.equal('origin-not-allowed');
     }
   });
 });

@@ -14,14 +14,18 @@ describe('boundary (the searches’ root finder)', () => {
     const { calls, f } = counted((x) => 1 - Math.exp(-x / 500));
     const root = 500 * Math.log(5);
     const good = boundary(f, 0.8, 500, 1000, 1e-4);
-    expect(good).to.be.at.least(root).and.at.most(root + 1e-4);
+    expect(good)
+      .to.be.at.least(root)
+      .and.at.most(root + 1e-4);
     expect(calls.n).to.be.at.most(12);
   });
 
   it('finds the boundary of a decreasing function, returning the good end', () => {
     const { f } = counted((x) => Math.exp(-x));
     const good = boundary(f, 0.25, 10, 0, 1e-9, false);
-    expect(good).to.be.at.most(Math.log(4)).and.at.least(Math.log(4) - 1e-9);
+    expect(good)
+      .to.be.at.most(Math.log(4))
+      .and.at.least(Math.log(4) - 1e-9);
   });
 
   it('steps on the probit scale when given it: a lognormal probability’s boundary in 10 evaluations or fewer, 11–17 without', () => {

@@ -39,7 +39,11 @@ describe('route table', () => {
   });
 
   it('prefers a literal path over a template that also matches', () => {
-    const literal = operations.find((op) => !op.path.includes('{') && operations.some((other) => other.path.includes('{') && new RegExp(`^${other.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(op.path)));
+    const literal = operations.find(
+      (op) =>
+        !op.path.includes('{') &&
+        operations.some((other) => other.path.includes('{') && new RegExp(`^${other.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(op.path)),
+    );
     expect(literal, 'a literal path that a template also matches (/v1/policies/current and /v1/policies/{version})').to.exist;
     const match = table.match(literal!.method, literal!.path);
     expect(match.kind === 'operation' && match.operation.operationId).to.equal(literal!.operationId);
@@ -54,7 +58,17 @@ describe('route table', () => {
   });
 
   it('has only parameters the direct parse covers: path, plain query and header ones', () => {
-    const parameters = operations.flatMap((op) => (op.parameters ?? []) as { in: string; name: string; content?: unknown; explode?: boolean; style?: string; schema?: { type?: unknown } }[]);
+    const parameters = operations.flatMap(
+      (op) =>
+        (op.parameters ?? []) as {
+          in: string;
+          name: string;
+          content?: unknown;
+          explode?: boolean;
+          style?: string;
+          schema?: { type?: unknown };
+        }[],
+    );
     expect(parameters.length).to.be.greaterThan(10);
     for (const parameter of parameters) {
       expect(['path', 'query', 'header'], parameter.name).to.include(parameter.in);
@@ -76,7 +90,9 @@ describe('route table', () => {
           headers: { authorization: 'Bearer x', 'content-type': 'application/json', 'idempotency-key': 'k' },
           body: operation.method === 'post' ? { a: 1, nested: { b: [1, 2] } } : undefined,
         };
-        expect(parseMatchedRequest(table, request, operation), `${operation.method} ${candidate}`).to.deep.equal(reference.parseRequest(request, operation));
+        expect(parseMatchedRequest(table, request, operation), `${operation.method} ${candidate}`).to.deep.equal(
+          reference.parseRequest(request, operation),
+        );
         const text = { ...request, body: '{"a":1}' };
         expect(parseMatchedRequest(table, text, operation)).to.deep.equal(reference.parseRequest(text, operation));
       }

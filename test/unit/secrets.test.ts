@@ -4,7 +4,9 @@ import { SecretHasher } from '../../src/auth/secrets.js';
 
 /** The nice value of each of this process's threads (Linux). */
 function threadNiceValues(): number[] {
-  return readdirSync('/proc/self/task').map((task) => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+  return readdirSync('/proc/self/task').map((task) =>
+    Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+  );
 }
 
 describe('the secret hasher', () => {

@@ -28,12 +28,17 @@ describe('webhook sender: every address is checked when the connection is made',
     const sender = new WebhookSender(
       false,
       resolver({
-        'mixed.example.com': [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.7', family: 4 }],
+        'mixed.example.com': [
+          { address: '93.184.215.14', family: 4 },
+          { address: '10.0.0.7', family: 4 },
+        ],
         'mapped.example.com': [{ address: '::ffff:169.254.169.254', family: 6 }],
       }),
     );
     expect((await sender.send('https://mixed.example.com/', {}, '{}')).error).to.contain('10.0.0.7 is a private address');
-    expect((await sender.send('https://mapped.example.com/', {}, '{}')).error).to.contain('IPv4-mapped form of 169.254.169.254, a link-local address');
+    expect((await sender.send('https://mapped.example.com/', {}, '{}')).error).to.contain(
+      'IPv4-mapped form of 169.254.169.254, a link-local address',
+    );
     expect((await sender.send('http://93.184.215.14/', {}, '{}')).error).to.contain('must be https://');
     expect((await sender.send('https://[::1]/', {}, '{}')).error).to.contain('loopback');
     sender.close();

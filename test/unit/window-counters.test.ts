@@ -77,7 +77,13 @@ describe('window counters', () => {
     before(async function () {
       if (ownRedisUnavailable()) this.skip();
       redis = await startOwnRedis();
-      guarded = new GuardedRedis({ url: redis.url, commandTimeoutMs: 100, breakerMs: 500, logger: pino({ level: 'silent' }), label: 'test Redis' });
+      guarded = new GuardedRedis({
+        url: redis.url,
+        commandTimeoutMs: 100,
+        breakerMs: 500,
+        logger: pino({ level: 'silent' }),
+        label: 'test Redis',
+      });
       await until('a connection to the test Redis', () => guarded.state() === 'ok', { attempts: 100, intervalMs: 20 });
     });
     after(async () => {

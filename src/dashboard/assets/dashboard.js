@@ -41,7 +41,9 @@
         if (!window.crypto || !window.crypto.subtle) {
           throw new Error('This page needs a secure connection (https, or http on localhost) to solve its anti-bot puzzle.');
         }
-        var response = await fetch('/challenge?purpose=' + encodeURIComponent(form.dataset.challenge), { headers: { accept: 'application/json' } });
+        var response = await fetch('/challenge?purpose=' + encodeURIComponent(form.dataset.challenge), {
+          headers: { accept: 'application/json' },
+        });
         if (!response.ok) throw new Error('Could not get an anti-bot puzzle (HTTP ' + response.status + '); please try again.');
         var issued = await response.json();
         form.elements.challenge_solution.value = await solve(issued.challenge, issued.difficulty);

@@ -53,15 +53,25 @@ function clientTable(clients: ClientView[]): Html {
   return html`<table class="cards"><caption>Your API clients</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${clients.map(
-    (c) => html`<tr><td data-label="Name">${c.name}</td><td data-label="Client ID"><code>${c.client_id}</code></td><td data-label="Scopes">${c.scopes.join(' ')}</td><td data-label="Created">${when(c.created_at)}</td><td data-label="Last used">${when(c.last_used_at)}</td>
+    (
+      c,
+    ) => html`<tr><td data-label="Name">${c.name}</td><td data-label="Client ID"><code>${c.client_id}</code></td><td data-label="Scopes">${c.scopes.join(' ')}</td><td data-label="Created">${when(c.created_at)}</td><td data-label="Last used">${when(c.last_used_at)}</td>
 <td data-label="Status">${c.revoked_at ? html`revoked ${when(c.revoked_at)}` : c.rotated_at ? html`active (rotated ${when(c.rotated_at)})` : 'active'}</td>
 <td data-label="Actions">${c.revoked_at ? '' : html`<a href="/developer/clients/${c.client_id}/rotate">Rotate<span class="visually-hidden"> ${c.name}</span></a> <a href="/developer/clients/${c.client_id}/revoke">Revoke<span class="visually-hidden"> ${c.name}</span></a>`}</td></tr>`,
   )}</tbody></table>`;
 }
 
 const CONFIRM = {
-  rotate: { title: 'Rotate client secret', button: 'Rotate secret', text: 'A new secret is issued and shown once. The current secret and every token obtained with it stop working at once.' },
-  revoke: { title: 'Revoke client', button: 'Revoke client', text: 'The client is revoked permanently: its secret and every token obtained with it stop working at once. This cannot be undone.' },
+  rotate: {
+    title: 'Rotate client secret',
+    button: 'Rotate secret',
+    text: 'A new secret is issued and shown once. The current secret and every token obtained with it stop working at once.',
+  },
+  revoke: {
+    title: 'Revoke client',
+    button: 'Revoke client',
+    text: 'The client is revoked permanently: its secret and every token obtained with it stop working at once. This cannot be undone.',
+  },
 } as const;
 
 export function developerRoutes({ services }: DashboardContext): Router {
@@ -87,7 +97,9 @@ export function developerRoutes({ services }: DashboardContext): Router {
     await services.sessions.setFlash(visitor.token!, JSON.stringify(notice));
   }
 
-  router.get('/developer', requireSession, (req, res) => developerPage(res, 200, null, req.query.revoked ? 'Client revoked: its secret and tokens no longer work.' : null));
+  router.get('/developer', requireSession, (req, res) =>
+    developerPage(res, 200, null, req.query.revoked ? 'Client revoked: its secret and tokens no longer work.' : null),
+  );
   router.post('/developer/clients', requireSession, async (req: Request, res: Response) => {
     const visitor = visitorOf(res);
     const form = req.body as { name?: string; scopes?: string | string[] };
@@ -107,8 +119,15 @@ export function developerRoutes({ services }: DashboardContext): Router {
     const confirm = CONFIRM[action];
     router.get(`/developer/clients/:id/${action}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const visitor = visitorOf(res);
-      const client = (await services.clients.listFor(actorFor(visitor, 'listClients'))).find((c) => c.client_id === req.params.id && !c.revoked_at);
-      if (!client) return show(res, 404, { title: confirm.title, error: { detail: 'You have no active client with this id.' }, body: html`<p><a href="/developer">Back to Developer</a></p>` });
+      const client = (await services.clients.listFor(actorFor(visitor, 'listClients'))).find(
+        (c) => c.client_id === req.params.id && !c.revoked_at,
+      );
+      if (!client)
+        return show(res, 404, {
+          title: confirm.title,
+          error: { detail: 'You have no active client with this id.' },
+          body: html`<p><a href="/developer">Back to Developer</a></p>`,
+        });
       show(res, 200, {
         title: confirm.title,
         body: html`<p>${confirm.title} <strong>${client.name}</strong> (scopes ${client.scopes.join(' ')}, created ${when(client.created_at)})?</p><p>${confirm.text}</p>

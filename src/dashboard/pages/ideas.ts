@@ -53,7 +53,11 @@ export function ideaRoutes({ services, contract }: DashboardContext): Router {
     } catch (error) {
       const failed = formError(error);
       if (failed.status >= 500) throw error;
-      return show(res, failed.status, { title: 'Ideas', error: failed.error, body: html`<p><a href="/ideas">Back to the newest ideas</a></p>` });
+      return show(res, failed.status, {
+        title: 'Ideas',
+        error: failed.error,
+        body: html`<p><a href="/ideas">Back to the newest ideas</a></p>`,
+      });
     }
     const modes = new Map(list.data.map((i) => [i.id, i.mode as string]));
     const items = list.data.map(
@@ -69,7 +73,14 @@ export function ideaRoutes({ services, contract }: DashboardContext): Router {
     });
   });
 
-  async function ideaPage(req: Request, res: Response, status: number, id: string, error: PageOptions['error'] = null, notice = batchNotice(req.query) ?? decisionNotice(req)) {
+  async function ideaPage(
+    req: Request,
+    res: Response,
+    status: number,
+    id: string,
+    error: PageOptions['error'] = null,
+    notice = batchNotice(req.query) ?? decisionNotice(req),
+  ) {
     const visitor = visitorOf(res);
     const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
     const modes = new Map([[idea.id, idea.mode as string]]);
@@ -109,7 +120,8 @@ ${batchForms(visitor, idea)}
         const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
         const proposed = idea.orders.filter((o) => o.status === 'proposed');
         // The reason is the same for every order: checked once, as the API checks a rejection's body.
-        if (batch === 'reject-all' && proposed[0]) contract.validate('rejectOrder', { path: { id: proposed[0].id }, body: reason ? { reason } : {} });
+        if (batch === 'reject-all' && proposed[0])
+          contract.validate('rejectOrder', { path: { id: proposed[0].id }, body: reason ? { reason } : {} });
         for (const order of proposed) {
           try {
             const done =
@@ -130,7 +142,9 @@ ${batchForms(visitor, idea)}
         if (failed.status >= 500) throw error;
         return show(res, failed.status, { title: 'Idea', error: failed.error, body: html`<p><a href="/ideas">All ideas</a></p>` });
       }
-      const query = Object.entries(tally).map(([k, n]) => `${k}=${n}`).join('&');
+      const query = Object.entries(tally)
+        .map(([k, n]) => `${k}=${n}`)
+        .join('&');
       if (firstError) return ideaPage(req as unknown as Request, res, 200, id, firstError, batchNotice(tally));
       seeOther(res, `/ideas/${id}${query ? `?${query}` : ''}`);
     });

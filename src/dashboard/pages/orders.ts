@@ -30,7 +30,8 @@ export function decisionNotice(req: Request): string | null {
   if (typeof done !== 'string' || !NOTICES[done] || typeof order !== 'string' || !/^[\w-]{1,64}$/.test(order)) return null;
   return `Order ${order} ${NOTICES[done]}.`;
 }
-const withNotice = (back: string, done: string, order: string) => `${back}${back.includes('?') ? '&' : '?'}done=${done}&order=${encodeURIComponent(order)}`;
+const withNotice = (back: string, done: string, order: string) =>
+  `${back}${back.includes('?') ? '&' : '?'}done=${done}&order=${encodeURIComponent(order)}`;
 
 /** The account's orders: filters by status, pages, each proposed one with Approve and Reject; one page per order with its events. */
 export function orderRoutes({ services, contract }: DashboardContext): Router {
@@ -49,9 +50,16 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
     } catch (error) {
       const failed = formError(error);
       if (failed.status >= 500) throw error;
-      return show(res, failed.status, { title: 'Orders', error: failed.error, body: html`<p><a href="/orders">Back to the newest orders</a></p>` });
+      return show(res, failed.status, {
+        title: 'Orders',
+        error: failed.error,
+        body: html`<p><a href="/orders">Back to the newest orders</a></p>`,
+      });
     }
-    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), list.data.map((o) => o.idea_id));
+    const modes = await services.ideas.modesOf(
+      actorFor(visitor, 'listIdeas'),
+      list.data.map((o) => o.idea_id),
+    );
     const here = `/orders${status ? `?status=${status}` : ''}`;
     const filters = html`<nav aria-label="Filter by status" class="filters"><ul>
 <li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map((s) => html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`)}</ul></nav>`;
@@ -79,10 +87,17 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
       ['Decided by', decider(order)],
       ['Created', at(order.created_at)],
       [order.status === 'proposed' ? 'Expires' : 'Last change', at(order.status === 'proposed' ? order.expires_at : order.updated_at)],
-      ...(order.fill_price !== null ? ([['Filled', html`${quantity(order.filled_quantity)} at ${money(order.fill_price)}, ${at(order.filled_at)}`]] as [string, Html][]) : []),
+      ...(order.fill_price !== null
+        ? ([['Filled', html`${quantity(order.filled_quantity)} at ${money(order.fill_price)}, ${at(order.filled_at)}`]] as [string, Html][])
+        : []),
     ];
-    const blocked = order.failed_checks?.length ? html`<section aria-labelledby="checks-heading"><h2 id="checks-heading">Why it was blocked</h2>${failedChecks(order.failed_checks)}</section>` : '';
-    const decide = order.status === 'proposed' ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2><p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>${decisionForms(visitor, order, `/orders/${order.id}`)}</section>` : '';
+    const blocked = order.failed_checks?.length
+      ? html`<section aria-labelledby="checks-heading"><h2 id="checks-heading">Why it was blocked</h2>${failedChecks(order.failed_checks)}</section>`
+      : '';
+    const decide =
+      order.status === 'proposed'
+        ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2><p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>${decisionForms(visitor, order, `/orders/${order.id}`)}</section>`
+        : '';
     show(res, status, {
       ...options,
       title: `Order ${order.id}`,
@@ -131,4 +146,3 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
   }
   return router;
 }
-

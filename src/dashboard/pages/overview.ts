@@ -24,21 +24,28 @@ export function overviewRoutes({ services }: DashboardContext): Router {
     const history = await services.valueHistory.of(actorFor(visitor, 'getPortfolio'));
     const pending = await services.orders.list(actorFor(visitor, 'listOrders'), { status: 'proposed', limit: RECENT_ORDERS });
     const recent = await services.orders.list(actorFor(visitor, 'listOrders'), { limit: TODAY_ORDERS });
-    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), [...pending.data, ...recent.data].map((o) => o.idea_id));
+    const modes = await services.ideas.modesOf(
+      actorFor(visitor, 'listIdeas'),
+      [...pending.data, ...recent.data].map((o) => o.idea_id),
+    );
     const money = moneyFormat(portfolio.currency);
 
     const today = portfolio.as_of.slice(0, 10);
     const todays = recent.data.filter((o) => o.updated_at.slice(0, 10) === today);
     const byStatus = new Map<string, number>();
     for (const o of todays) byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
-    const traded = todays.filter((o) => o.status === 'filled' && o.filled_at?.slice(0, 10) === today).reduce((sum, o) => sum + o.notional, 0);
+    const traded = todays
+      .filter((o) => o.status === 'filled' && o.filled_at?.slice(0, 10) === today)
+      .reduce((sum, o) => sum + o.notional, 0);
 
     const weights = new Map(portfolio.holdings.map((h) => [h.symbol, h.weight]));
-    const rows: AllocationRow[] = [...new Set([...(policy?.target_allocation.map((t) => t.symbol) ?? []), ...weights.keys()])].map((symbol) => ({
-      symbol,
-      target: policy?.target_allocation.find((t) => t.symbol === symbol)?.weight ?? 0,
-      current: weights.get(symbol) ?? 0,
-    }));
+    const rows: AllocationRow[] = [...new Set([...(policy?.target_allocation.map((t) => t.symbol) ?? []), ...weights.keys()])].map(
+      (symbol) => ({
+        symbol,
+        target: policy?.target_allocation.find((t) => t.symbol === symbol)?.weight ?? 0,
+        current: weights.get(symbol) ?? 0,
+      }),
+    );
     const cashWeight = portfolio.total_value > 0 ? portfolio.cash / portfolio.total_value : 1;
 
     const body = html`${await checklist(services, visitor)}
@@ -46,10 +53,12 @@ export function overviewRoutes({ services }: DashboardContext): Router {
 <dl class="tiles"><div><dt>Total value</dt><dd>${money(portfolio.total_value)}</dd></div><div><dt>Cash</dt><dd>${money(portfolio.cash)}</dd></div><div><dt>Invested</dt><dd>${money(portfolio.market_value)}</dd></div><div><dt>Awaiting your decision</dt><dd><a href="/orders?status=proposed">${pending.data.length}${pending.next_cursor ? '+' : ''} ${pending.data.length === 1 ? 'order' : 'orders'}</a></dd></div></dl>
 <p class="help">Prices as of ${at(portfolio.as_of)}.</p></section>
 <section aria-labelledby="alloc-heading"><h2 id="alloc-heading">Allocation</h2>${rows.length ? html`${allocationChart(rows)}<p>Cash is ${(cashWeight * 100).toFixed(1)}% of the portfolio.</p>` : html`<p>No target yet: <a href="/policy">sign a policy</a> to set one.</p>`}</section>
-<section aria-labelledby="holdings-heading"><h2 id="holdings-heading">Holdings</h2>${portfolio.holdings.length
-      ? html`<table class="cards"><caption>Holdings (${portfolio.market})</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th><th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
+<section aria-labelledby="holdings-heading"><h2 id="holdings-heading">Holdings</h2>${
+      portfolio.holdings.length
+        ? html`<table class="cards"><caption>Holdings (${portfolio.market})</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th><th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
 <tbody>${portfolio.holdings.map((h) => html`<tr><td data-label="Symbol">${h.symbol}</td><td data-label="Quantity">${quantity(h.quantity)}</td><td data-label="Average cost">${money(h.average_cost)}</td><td data-label="Last price">${money(h.last_price)}</td><td data-label="Market value">${money(h.market_value)}</td><td data-label="Unrealised P&amp;L">${money(h.unrealized_pnl)}</td><td data-label="Weight">${percent(h.weight)}</td></tr>`)}</tbody></table>`
-      : html`<p>No holdings yet: everything is in cash.</p>`}</section>
+        : html`<p>No holdings yet: everything is in cash.</p>`
+    }</section>
 <section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>${valueChart(history, money)}</section>
 <section aria-labelledby="today-heading"><h2 id="today-heading">Today</h2>${todays.length ? html`<p>${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${money(traded)} traded.</p>` : html`<p>No order activity today.</p>`}</section>
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Awaiting your decision</h2>${pending.data.length ? html`${ordersTable(visitor, pending.data, { caption: 'Proposed orders (newest first)', back: '/overview', modes })}<p><a href="/orders?status=proposed">All proposed orders</a> · <a href="/ideas">Ideas and their reasons</a></p>` : html`<p>Nothing waits for you. When an API client generates ideas, their orders appear here for you to approve or reject.</p>`}</section>`;

@@ -31,10 +31,20 @@ export function diff(before: Policy, after: Policy, currency: string): Html {
   const rows: Html[] = [];
   for (const [term, value] of now) {
     const was = old.get(term);
-    if (was === undefined) rows.push(html`<tr><td data-label="Term">${term}</td><td data-label="Before">—</td><td data-label="After"><ins>${value}</ins></td></tr>`);
-    else if (was !== value) rows.push(html`<tr><td data-label="Term">${term}</td><td data-label="Before"><del>${was}</del></td><td data-label="After"><ins>${value}</ins></td></tr>`);
+    if (was === undefined)
+      rows.push(
+        html`<tr><td data-label="Term">${term}</td><td data-label="Before">—</td><td data-label="After"><ins>${value}</ins></td></tr>`,
+      );
+    else if (was !== value)
+      rows.push(
+        html`<tr><td data-label="Term">${term}</td><td data-label="Before"><del>${was}</del></td><td data-label="After"><ins>${value}</ins></td></tr>`,
+      );
   }
-  for (const [term, was] of old) if (!now.has(term)) rows.push(html`<tr><td data-label="Term">${term}</td><td data-label="Before"><del>${was}</del></td><td data-label="After">—</td></tr>`);
+  for (const [term, was] of old)
+    if (!now.has(term))
+      rows.push(
+        html`<tr><td data-label="Term">${term}</td><td data-label="Before"><del>${was}</del></td><td data-label="After">—</td></tr>`,
+      );
   if (rows.length === 0) return html`<p>The terms are the same as version ${before.version}'s; only the signature is new.</p>`;
   return html`<table class="cards"><caption>Changed from version ${before.version}</caption><thead><tr><th scope="col">Term</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

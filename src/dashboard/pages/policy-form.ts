@@ -20,10 +20,16 @@ const text = (form: Form, name: string) => {
   const value = form[name];
   return typeof value === 'string' ? value.trim() : '';
 };
-const list = (form: Form, name: string) => ([] as (string | undefined)[]).concat(form[name]).map((v) => (typeof v === 'string' ? v.trim() : ''));
+const list = (form: Form, name: string) =>
+  ([] as (string | undefined)[]).concat(form[name]).map((v) => (typeof v === 'string' ? v.trim() : ''));
 /** A number when the field holds one; otherwise the text itself, so the contract's validation names the field. */
-const numeric = (value: string): number | string => (value !== '' && Number.isFinite(Number(value.replace(/,/g, ''))) ? Number(value.replace(/,/g, '')) : value);
-const symbols = (value: string) => value.split(/[\s,]+/).filter(Boolean).map((s) => s.toUpperCase());
+const numeric = (value: string): number | string =>
+  value !== '' && Number.isFinite(Number(value.replace(/,/g, ''))) ? Number(value.replace(/,/g, '')) : value;
+const symbols = (value: string) =>
+  value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((s) => s.toUpperCase());
 const isPercent = (value: string) => /^\d{1,3}(\.\d{1,6})?$/.test(value) && Number(value) <= 100;
 /** A percentage typed by a person as the fraction the API takes, exactly (decimal: 33.3 → 0.333). */
 const fraction = (value: string) => Number(dec(value).dividedBy(100).toString());
@@ -33,7 +39,10 @@ const asPercent = (weight: number) => dec(weight).times(100).toString();
 function targetRows(form: Form): { symbol: string; percent: string }[] {
   const symbolsIn = list(form, 'target_symbol');
   const weights = list(form, 'target_percent');
-  return Array.from({ length: Math.min(MAX_ROWS, Math.max(symbolsIn.length, weights.length)) }, (_, i) => ({ symbol: (symbolsIn[i] ?? '').toUpperCase(), percent: weights[i] ?? '' })).filter((r) => r.symbol || r.percent);
+  return Array.from({ length: Math.min(MAX_ROWS, Math.max(symbolsIn.length, weights.length)) }, (_, i) => ({
+    symbol: (symbolsIn[i] ?? '').toUpperCase(),
+    percent: weights[i] ?? '',
+  })).filter((r) => r.symbol || r.percent);
 }
 
 /** A signature is a full name: at least two words with letters in them. */
@@ -49,19 +58,25 @@ export function policyRequest(form: Form, disclosureVersion: string): PolicyCrea
   const rows = targetRows(form);
   rows.forEach((r, i) => {
     if (!r.symbol) problems.push({ field: `allocation row ${i + 1}`, detail: 'needs a symbol' });
-    if (!isPercent(r.percent)) problems.push({ field: `allocation row ${i + 1}`, detail: 'needs a weight in percent, from 0 to 100 (for example 60)' });
+    if (!isPercent(r.percent))
+      problems.push({ field: `allocation row ${i + 1}`, detail: 'needs a weight in percent, from 0 to 100 (for example 60)' });
   });
   if (rows.length === 0) problems.push({ field: 'target allocation', detail: 'needs at least one symbol with its weight' });
   else if (problems.length === 0) {
     const sum = rows.reduce((total, r) => total.plus(dec(r.percent)), dec(0));
-    if (!sum.equals(100)) problems.push({ field: 'target allocation', detail: `weights add up to ${sum.toString()} %; they must add up to 100 %` });
+    if (!sum.equals(100))
+      problems.push({ field: 'target allocation', detail: `weights add up to ${sum.toString()} %; they must add up to 100 %` });
   }
-  for (const [name, label] of [['max_position_weight', 'largest position weight'], ['rebalance_band', 'rebalance band']] as const) {
+  for (const [name, label] of [
+    ['max_position_weight', 'largest position weight'],
+    ['rebalance_band', 'rebalance band'],
+  ] as const) {
     const value = text(form, name);
     if (value !== '' && !isPercent(value)) problems.push({ field: label, detail: 'must be a percentage from 0 to 100' });
   }
   if (form.consent_accepted !== 'yes') problems.push({ field: 'consent', detail: 'tick the box to agree to the disclosure' });
-  if (!isFullName(text(form, 'signer_name'))) problems.push({ field: 'signature', detail: 'type your full name, first and last (at least two words)' });
+  if (!isFullName(text(form, 'signer_name')))
+    problems.push({ field: 'signature', detail: 'type your full name, first and last (at least two words)' });
   if (problems.length > 0) throw new InvalidInputError(problems);
 
   const allowed = symbols(text(form, 'allowed_symbols'));
@@ -87,7 +102,14 @@ export function policyRequest(form: Form, disclosureVersion: string): PolicyCrea
 /** The form's values: what was submitted, else the current policy, else sensible starting limits. The signature is never pre-filled. */
 export function formValues(submitted: Form | null, current: Policy | null): Form {
   if (submitted) return submitted;
-  const values: Form = { max_order_notional: '10000', max_position_weight: '50', max_daily_notional: '50000', max_daily_loss: '5000', allowed_markets: ['US'], rebalance_band: '5' };
+  const values: Form = {
+    max_order_notional: '10000',
+    max_position_weight: '50',
+    max_daily_notional: '50000',
+    max_daily_loss: '5000',
+    allowed_markets: ['US'],
+    rebalance_band: '5',
+  };
   if (!current) return values;
   const l = current.limits;
   return {

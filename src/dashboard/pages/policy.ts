@@ -19,7 +19,12 @@ const currency = PAPER_CURRENCY;
 export function policyRoutes({ services, contract }: DashboardContext): Router {
   const router = Router();
 
-  async function policyPage(res: Response, status: number, options: Pick<PageOptions, 'error' | 'notice'>, submitted: Record<string, string | string[]> | null) {
+  async function policyPage(
+    res: Response,
+    status: number,
+    options: Pick<PageOptions, 'error' | 'notice'>,
+    submitted: Record<string, string | string[]> | null,
+  ) {
     const visitor = visitorOf(res);
     const disclosure = services.policies.currentDisclosure(actorFor(visitor, 'getCurrentDisclosure'));
     const found = await services.policies.current(actorFor(visitor, 'getCurrentPolicy')).catch((error: unknown) => {
@@ -61,13 +66,19 @@ ${versions}
 
   router.get('/policy/versions/:version', requireSession, async (req: Request<{ version: string }>, res: Response) => {
     const visitor = visitorOf(res);
-    const show = (status: number, options: Omit<PageOptions, 'visitor' | 'section'>) => sendPage(res, status, page({ ...options, visitor, section: '/policy' }));
+    const show = (status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
+      sendPage(res, status, page({ ...options, visitor, section: '/policy' }));
     try {
       if (!/^[1-9]\d{0,8}$/.test(req.params.version)) throw new NotFoundError(`There is no policy version ${req.params.version}.`);
       const version = Number(req.params.version);
       const policy = await services.policies.get(actorFor(visitor, 'getPolicy'), version);
       const before = version > 1 ? await services.policies.get(actorFor(visitor, 'getPolicy'), version - 1).catch(() => null) : null;
-      const changes = version === 1 ? html`<p>The first version.</p>` : before ? diff(before, policy, currency) : html`<p>Version ${version - 1} cannot be shown (its limits are invalid), so there is nothing to compare with.</p>`;
+      const changes =
+        version === 1
+          ? html`<p>The first version.</p>`
+          : before
+            ? diff(before, policy, currency)
+            : html`<p>Version ${version - 1} cannot be shown (its limits are invalid), so there is nothing to compare with.</p>`;
       show(200, {
         title: `Policy version ${version}`,
         body: html`<section aria-labelledby="changes-heading"><h2 id="changes-heading">What changed</h2>${changes}</section><section aria-labelledby="terms-heading"><h2 id="terms-heading">Its terms</h2>${summary(policy, currency)}</section><p><a href="/policy">Back to the policy</a></p>`,

@@ -55,7 +55,11 @@ export function safetyRoutes({ services, contract }: DashboardContext): Router {
     );
   }
 
-  router.get('/safety', requireSession, (req, res) => safetyPage(res, 200, { notice: typeof req.query.done === 'string' ? `Kill switch ${req.query.done === 'released' ? 'released' : 'engaged'}.` : null }));
+  router.get('/safety', requireSession, (req, res) =>
+    safetyPage(res, 200, {
+      notice: typeof req.query.done === 'string' ? `Kill switch ${req.query.done === 'released' ? 'released' : 'engaged'}.` : null,
+    }),
+  );
   router.post('/safety/engage', requireSession, async (req: Request, res: Response) => {
     const reason = String((req.body as { reason?: string }).reason ?? '').trim();
     try {
@@ -69,7 +73,10 @@ export function safetyRoutes({ services, contract }: DashboardContext): Router {
     }
   });
   router.post('/safety/release', requireSession, async (req: Request, res: Response) => {
-    const reason = String((req.body as { reason?: string }).reason ?? '').trim().slice(0, 500) || null;
+    const reason =
+      String((req.body as { reason?: string }).reason ?? '')
+        .trim()
+        .slice(0, 500) || null;
     await services.killSwitch.release(actorFor(visitorOf(res), 'releaseKillSwitch'), reason);
     seeOther(res, '/safety?done=released');
   });

@@ -41,14 +41,17 @@ ${EVENT_TYPES.map((type) => html`<div class="check"><input type="checkbox" id="t
 </form></section>`;
 }
 
-const state = (e: EndpointView) => (e.enabled ? (e.failing_since ? html`enabled, failing since ${stamp(e.failing_since)}` : html`enabled`) : html`disabled`);
+const state = (e: EndpointView) =>
+  e.enabled ? (e.failing_since ? html`enabled, failing since ${stamp(e.failing_since)}` : html`enabled`) : html`disabled`;
 
 function endpointTable(endpoints: EndpointView[]): Html {
   if (endpoints.length === 0) return html`<p>No endpoints yet.</p>`;
   return html`<table class="cards"><caption>Your webhook endpoints</caption>
 <thead><tr><th scope="col">Endpoint URL</th><th scope="col">Description</th><th scope="col">Event types</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${endpoints.map(
-    (e) => html`<tr><td data-label="Endpoint URL"><code>${e.url}</code></td><td data-label="Description">${e.description || '—'}</td><td data-label="Event types">${e.event_types.join(', ')}</td><td data-label="State">${state(e)}</td>
+    (
+      e,
+    ) => html`<tr><td data-label="Endpoint URL"><code>${e.url}</code></td><td data-label="Description">${e.description || '—'}</td><td data-label="Event types">${e.event_types.join(', ')}</td><td data-label="State">${state(e)}</td>
 <td data-label="Actions"><a href="/developer/webhooks/${e.id}">Manage<span class="visually-hidden"> ${e.url}</span></a></td></tr>`,
   )}</tbody></table>`;
 }
@@ -64,15 +67,27 @@ function deliveryLog(endpoint: EndpointView, deliveries: DeliveryView[], visitor
   return html`<table class="cards"><caption>Delivery log (latest 50)</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempt</th><th scope="col">Status code</th><th scope="col">Latency</th><th scope="col">Result</th><th scope="col">Next retry</th><th scope="col">Actions</th></tr></thead>
 <tbody>${deliveries.map(
-    (d) => html`<tr><td data-label="Event"><code>${d.event_id}</code></td><td data-label="Type">${d.type}</td><td data-label="Attempt">${d.attempts}</td><td data-label="Status code">${d.last_status_code ?? '—'}</td><td data-label="Latency">${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
+    (
+      d,
+    ) => html`<tr><td data-label="Event"><code>${d.event_id}</code></td><td data-label="Type">${d.type}</td><td data-label="Attempt">${d.attempts}</td><td data-label="Status code">${d.last_status_code ?? '—'}</td><td data-label="Latency">${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
 <td data-label="Result">${d.status}${d.last_error ? html`: ${d.last_error}` : ''}</td><td data-label="Next retry">${d.status === 'pending' ? stamp(d.next_attempt_at) : '—'}</td>
 <td data-label="Actions">${d.status === 'succeeded' ? '' : html`<form method="post" action="/developer/webhooks/${endpoint.id}/deliveries/${d.id}/retry">${csrfField(visitor)}<button type="submit">Retry now<span class="visually-hidden"> ${d.event_id}</span></button></form>`}</td></tr>`,
   )}</tbody></table>`;
 }
 
 const CONFIRM = {
-  rotate: { title: 'Rotate signing secret', button: 'Rotate secret', danger: false, text: 'A new secret is made and shown once. For 24 hours every delivery is signed by both the current and the new secret, then by the new one only.' },
-  delete: { title: 'Delete endpoint', button: 'Delete endpoint', danger: true, text: 'The endpoint, its pending deliveries and its delivery log are deleted. This cannot be undone.' },
+  rotate: {
+    title: 'Rotate signing secret',
+    button: 'Rotate secret',
+    danger: false,
+    text: 'A new secret is made and shown once. For 24 hours every delivery is signed by both the current and the new secret, then by the new one only.',
+  },
+  delete: {
+    title: 'Delete endpoint',
+    button: 'Delete endpoint',
+    danger: true,
+    text: 'The endpoint, its pending deliveries and its delivery log are deleted. This cannot be undone.',
+  },
 } as const;
 
 /** Developer → Webhooks: endpoints, their secrets and their delivery logs, for the signed-in human only. */
@@ -80,7 +95,8 @@ export function webhookRoutes({ services }: DashboardContext): Router {
   const router = Router();
   const actor = (res: Response) => actorFor(visitorOf(res), 'manageWebhooks');
   const owner = (res: Response) => ({ accountId: actor(res).accountId });
-  const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) => sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/developer' }));
+  const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
+    sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/developer' }));
   const takeSecret = async (visitor: Visitor, endpointId?: string) => {
     const flash = await services.sessions.takeFlash(visitor.token!);
     const notice = flash ? (JSON.parse(flash) as Partial<WebhookSecretNotice>) : null;
@@ -125,7 +141,11 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
   router.post('/developer/webhooks', requireSession, async (req: Request, res: Response) => {
     const form = req.body as { url?: string; description?: string; event_types?: string | string[] };
     try {
-      const endpoint = await services.webhooks.create(actor(res).accountId, { url: form.url ?? '', description: form.description, eventTypes: ([] as string[]).concat(form.event_types ?? []) });
+      const endpoint = await services.webhooks.create(actor(res).accountId, {
+        url: form.url ?? '',
+        description: form.description,
+        eventTypes: ([] as string[]).concat(form.event_types ?? []),
+      });
       await remember(visitorOf(res), { kind: 'webhook-secret', action: 'created', endpoint_id: endpoint.id, secret: endpoint.secret });
       seeOther(res, `/developer/webhooks/${endpoint.id}`);
     } catch (error) {
@@ -134,8 +154,15 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
       await listPage(res, failed.status, failed.error);
     }
   });
-  const NOTICES: Record<string, string> = { test: 'Test event queued: it appears in the log below within a moment.', disabled: 'Endpoint disabled: nothing is sent to it until you enable it.', enabled: 'Endpoint enabled.', retried: 'Delivery queued to be sent again now.' };
-  router.get('/developer/webhooks/:id', requireSession, (req: Request<{ id: string }>, res: Response) => endpointPage(res, req.params.id, NOTICES[String(req.query.done)] ?? null));
+  const NOTICES: Record<string, string> = {
+    test: 'Test event queued: it appears in the log below within a moment.',
+    disabled: 'Endpoint disabled: nothing is sent to it until you enable it.',
+    enabled: 'Endpoint enabled.',
+    retried: 'Delivery queued to be sent again now.',
+  };
+  router.get('/developer/webhooks/:id', requireSession, (req: Request<{ id: string }>, res: Response) =>
+    endpointPage(res, req.params.id, NOTICES[String(req.query.done)] ?? null),
+  );
   for (const [kind, confirm] of Object.entries(CONFIRM)) {
     router.get(`/developer/webhooks/:id/${kind}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const endpoint = await services.webhooks.get(owner(res), req.params.id);
@@ -159,15 +186,22 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     await services.webhooks.sendTest(owner(res), req.params.id);
     seeOther(res, `/developer/webhooks/${req.params.id}?done=test`);
   });
-  for (const [path, enabled] of [['disable', false], ['enable', true]] as const) {
+  for (const [path, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
     router.post(`/developer/webhooks/:id/${path}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       await services.webhooks.setEnabled(owner(res), req.params.id, enabled);
       seeOther(res, `/developer/webhooks/${req.params.id}?done=${enabled ? 'enabled' : 'disabled'}`);
     });
   }
-  router.post('/developer/webhooks/:id/deliveries/:delivery/retry', requireSession, async (req: Request<{ id: string; delivery: string }>, res: Response) => {
-    await services.webhooks.retry(owner(res), req.params.id, req.params.delivery);
-    seeOther(res, `/developer/webhooks/${req.params.id}?done=retried`);
-  });
+  router.post(
+    '/developer/webhooks/:id/deliveries/:delivery/retry',
+    requireSession,
+    async (req: Request<{ id: string; delivery: string }>, res: Response) => {
+      await services.webhooks.retry(owner(res), req.params.id, req.params.delivery);
+      seeOther(res, `/developer/webhooks/${req.params.id}?done=retried`);
+    },
+  );
   return router;
 }

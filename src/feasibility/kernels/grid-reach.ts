@@ -7,14 +7,35 @@ import { WasmModule, type ModuleExports } from './wasm.js';
  * A backward grid's arrays: V (node j at 2 + j, two nodes of room below and 16 above), W (`taps` + 16 beyond its
  * `uCount`), the month's kernel weights, and each u node's interpolation cell and six weights (lagrange[6·i + k]).
  */
-export interface ReachArrays { V: Float64Array; W: Float64Array; weights: Float64Array; cell: Int32Array; lagrange: Float64Array }
+export interface ReachArrays {
+  V: Float64Array;
+  W: Float64Array;
+  weights: Float64Array;
+  cell: Int32Array;
+  lagrange: Float64Array;
+}
 
-const wasm = new WasmModule<ModuleExports & {
-  reachLo(): number;
-  reachHi(): number;
-  reach(V: number, W: number, weights: number, taps: number, cell: number, lagrange: number, uCount: number, size: number,
-    epsilon: number, low: number, lo: number, hi: number, months: number): void;
-}>(gridReachWasm);
+const wasm = new WasmModule<
+  ModuleExports & {
+    reachLo(): number;
+    reachHi(): number;
+    reach(
+      V: number,
+      W: number,
+      weights: number,
+      taps: number,
+      cell: number,
+      lagrange: number,
+      uCount: number,
+      size: number,
+      epsilon: number,
+      low: number,
+      lo: number,
+      hi: number,
+      months: number,
+    ): void;
+  }
+>(gridReachWasm);
 
 /** The arrays for a grid of `size` nodes, views of the module's memory: the caller's until its next call. */
 export function layoutReach(size: number, taps: number, uCount: number): ReachArrays {
@@ -31,10 +52,31 @@ export function layoutReach(size: number, taps: number, uCount: number): ReachAr
 }
 
 /** Steps V back by `months` months from its window (`low` up to node `lo`, 1 above node `hi`); returns the new window. */
-export function stepReach(arrays: ReachArrays, uCount: number, size: number, epsilon: number, low: number, lo: number, hi: number,
-  months: number): { lo: number; hi: number } {
+export function stepReach(
+  arrays: ReachArrays,
+  uCount: number,
+  size: number,
+  epsilon: number,
+  low: number,
+  lo: number,
+  hi: number,
+  months: number,
+): { lo: number; hi: number } {
   const { V, W, weights, cell, lagrange } = arrays;
-  wasm.exports.reach(V.byteOffset, W.byteOffset, weights.byteOffset, weights.length, cell.byteOffset, lagrange.byteOffset, uCount, size,
-    epsilon, low, lo, hi, months);
+  wasm.exports.reach(
+    V.byteOffset,
+    W.byteOffset,
+    weights.byteOffset,
+    weights.length,
+    cell.byteOffset,
+    lagrange.byteOffset,
+    uCount,
+    size,
+    epsilon,
+    low,
+    lo,
+    hi,
+    months,
+  );
   return { lo: wasm.exports.reachLo(), hi: wasm.exports.reachHi() };
 }

@@ -8,8 +8,23 @@ import { WasmModule, type ModuleExports } from './wasm.js';
 interface GridStepExports extends ModuleExports {
   stepLo(): number;
   stepHi(): number;
-  step(F: number, U: number, weights: number, taps: number, from: number, source: number, cell: number, lagrange: number,
-    size: number, zero: number, pad: number, epsilon: number, lo: number, hi: number, months: number): void;
+  step(
+    F: number,
+    U: number,
+    weights: number,
+    taps: number,
+    from: number,
+    source: number,
+    cell: number,
+    lagrange: number,
+    size: number,
+    zero: number,
+    pad: number,
+    epsilon: number,
+    lo: number,
+    hi: number,
+    months: number,
+  ): void;
 }
 
 const wasm = new WasmModule<GridStepExports>(gridStepWasm);
@@ -29,7 +44,14 @@ export interface SteppedGrid {
 }
 
 /** Byte offsets of the loaded grid's arrays in the module's memory. */
-interface Layout { F: number; U: number; weights: number; source: number; cell: number; lagrange: number }
+interface Layout {
+  F: number;
+  U: number;
+  weights: number;
+  source: number;
+  cell: number;
+  lagrange: number;
+}
 
 /** The grid whose constant arrays are in memory (its `source` array, which snapshots of it share) and where. */
 let loaded: Float64Array | undefined;
@@ -37,8 +59,14 @@ let layout: Layout | undefined;
 
 function load(grid: SteppedGrid): Layout {
   if (loaded === grid.source && layout) return layout;
-  const [F, U, weights, source, cell, lagrange] = wasm.layout(8 * grid.current.length, 8 * grid.current.length,
-    8 * grid.weights.length, 8 * grid.size, 4 * grid.size, 8 * grid.lagrange.length);
+  const [F, U, weights, source, cell, lagrange] = wasm.layout(
+    8 * grid.current.length,
+    8 * grid.current.length,
+    8 * grid.weights.length,
+    8 * grid.size,
+    4 * grid.size,
+    8 * grid.lagrange.length,
+  );
   const next: Layout = { F: F!, U: U!, weights: weights!, source: source!, cell: cell!, lagrange: lagrange! };
   wasm.heap.set(grid.weights, next.weights / 8);
   wasm.heap.set(grid.source, next.source / 8);
@@ -55,8 +83,23 @@ export function stepGrid(grid: SteppedGrid, lo: number, hi: number, months: numb
   const { pad, current } = grid;
   const F = at.F / 8;
   wasm.heap.set(current.subarray(pad + lo, pad + hi + 1), F + pad + lo);
-  wasm.exports.step(at.F, at.U, at.weights, grid.weights.length, grid.from, at.source, at.cell, at.lagrange, grid.size, grid.zero,
-    pad, epsilon, lo, hi, months);
+  wasm.exports.step(
+    at.F,
+    at.U,
+    at.weights,
+    grid.weights.length,
+    grid.from,
+    at.source,
+    at.cell,
+    at.lagrange,
+    grid.size,
+    grid.zero,
+    pad,
+    epsilon,
+    lo,
+    hi,
+    months,
+  );
   const window = { lo: wasm.exports.stepLo(), hi: wasm.exports.stepHi() };
   current.set(wasm.heap.subarray(F + pad + window.lo, F + pad + window.hi + 1), pad + window.lo);
   return window;

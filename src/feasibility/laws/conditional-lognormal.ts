@@ -55,11 +55,18 @@ class PowerSum {
   private readonly coefficients: Float64Array;
   private readonly shift: number;
   private readonly fast: boolean;
-  constructor(private readonly base: Float64Array, private readonly step: number, private readonly offset: number,
-    private readonly sd: number) {
+  constructor(
+    private readonly base: Float64Array,
+    private readonly step: number,
+    private readonly offset: number,
+    private readonly sd: number,
+  ) {
     let max = -Infinity;
     let min = Infinity;
-    for (const b of base) { if (b > max) max = b; if (b < min) min = b; }
+    for (const b of base) {
+      if (b > max) max = b;
+      if (b < min) min = b;
+    }
     this.shift = max;
     this.coefficients = base.map((b) => Math.exp(b - max));
     this.fast = max - min + (step * base.length * Z_MAX) / sd < 600;
@@ -144,7 +151,12 @@ export class ContributionLaw {
   private readonly annuity: number;
 
   /** `thirdMoment: false` gives the two-moment conditional fit (less accurate at high volatility; for comparison). */
-  constructor(months: number, fraction: number, private readonly model: LogModel, thirdMoment = true) {
+  constructor(
+    months: number,
+    fraction: number,
+    private readonly model: LogModel,
+    thirdMoment = true,
+  ) {
     const years = months / 12 + fraction;
     this.months = months;
     this.fraction = fraction;
@@ -224,8 +236,12 @@ export class ContributionLaw {
     const h = TABLE_STEP;
     const t2 = t * t;
     const t3 = t2 * t;
-    return (2 * t3 - 3 * t2 + 1) * values[i]! + (t3 - 2 * t2 + t) * h * slopes[i]!
-      + (-2 * t3 + 3 * t2) * values[i + 1]! + (t3 - t2) * h * slopes[i + 1]!;
+    return (
+      (2 * t3 - 3 * t2 + 1) * values[i]! +
+      (t3 - 2 * t2 + t) * h * slopes[i]! +
+      (-2 * t3 + 3 * t2) * values[i + 1]! +
+      (t3 - t2) * h * slopes[i + 1]!
+    );
   }
 
   /**
@@ -282,7 +298,8 @@ export class ContributionLaw {
     if (margin(-Z_LIMIT) < 0 && margin(end - 1e-12) > 0) {
       const hi = boundary(margin, 0, -Z_LIMIT, end - 1e-12, 1e-8, false);
       const h = 1e-5;
-      const slope = (margin(Math.min(hi + h, end)) - margin(Math.max(hi - h, -Z_LIMIT))) / (Math.min(hi + h, end) - Math.max(hi - h, -Z_LIMIT));
+      const slope =
+        (margin(Math.min(hi + h, end)) - margin(Math.max(hi - h, -Z_LIMIT))) / (Math.min(hi + h, end) - Math.max(hi - h, -Z_LIMIT));
       const l1 = this.interpolate(this.lnM1, this.dM1, hi);
       const dispersion = Math.sqrt(Math.max(this.interpolate(this.lnM2, this.dM2, hi) - 2 * l1, 1e-12));
       const width = Number.isFinite(slope) && slope > 0 ? dispersion / slope : 0.1;

@@ -41,7 +41,13 @@ export class GridReach {
    * P(W_n·e^Y ≥ level·c) after `months` whole months and a leftover `fraction` of a year, as a function of ρ up to
    * `maxRatio`.
    */
-  constructor(private readonly model: LogModel, readonly months: number, level: number, fraction: number, maxRatio: number) {
+  constructor(
+    private readonly model: LogModel,
+    readonly months: number,
+    level: number,
+    fraction: number,
+    maxRatio: number,
+  ) {
     const { m, s2 } = model;
     const a = m / 12;
     const b = Math.sqrt(s2 / 12);
@@ -50,7 +56,10 @@ export class GridReach {
     // V above it is never read, and is taken as 1 there. (With a falling drift the level may be far above it.)
     const reachable = (k: number) => Math.log(maxRatio + k + 1) + Math.max(0, a) * (k + 1) + 7 * b * Math.sqrt(k + 1) + 12 * b;
     // Above the level by the horizon's largest plausible fall, V is 1.
-    const top = Math.min(reachable(months), Math.max(x, 0) + Math.max(0, -a) * (months + 12) + 10 * Math.sqrt((s2 * (months + 12)) / 12) + 12 * b);
+    const top = Math.min(
+      reachable(months),
+      Math.max(x, 0) + Math.max(0, -a) * (months + 12) + 10 * Math.sqrt((s2 * (months + 12)) / 12) + 12 * b,
+    );
     const { bottom, step: h, size } = gridGeometry(b, top);
     this.origin = bottom;
     this.step = h;
@@ -115,6 +124,12 @@ export class GridReach {
     const { m, s2 } = this.model;
     const start = Math.log(ratio) + m / 12;
     const sd = Math.sqrt(s2 / 12);
-    return Math.min(1, Math.max(0, normalExpectation((z) => this.at(softplus(start + sd * z)))));
+    return Math.min(
+      1,
+      Math.max(
+        0,
+        normalExpectation((z) => this.at(softplus(start + sd * z))),
+      ),
+    );
   }
 }

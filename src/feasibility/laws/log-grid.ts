@@ -46,7 +46,10 @@ const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
 const SAMPLED_SD = 0.9;
 
 /** Weights W_d of the nodes d = from, from + 1, … for adding a normal variable (in grid units) to a distribution. */
-export interface Kernel { from: number; weights: Float64Array }
+export interface Kernel {
+  from: number;
+  weights: Float64Array;
+}
 
 /**
  * The normal density sampled at the nodes from SAMPLED_SD steps of standard deviation on; narrower, the integral of
@@ -65,8 +68,11 @@ export function normalKernel(mean: number, sd: number): Kernel {
   let total = 0;
   const sampled = sd >= SAMPLED_SD;
   for (let d = from; d <= to; d++) {
-    const w = sampled ? Math.exp(-0.5 * ((d - mean) / sd) ** 2)
-      : sd > 0 ? g(d + 1) - 2 * g(d) + g(d - 1) : Math.max(0, 1 - Math.abs(d - mean));
+    const w = sampled
+      ? Math.exp(-0.5 * ((d - mean) / sd) ** 2)
+      : sd > 0
+        ? g(d + 1) - 2 * g(d) + g(d - 1)
+        : Math.max(0, 1 - Math.abs(d - mean));
     weights[d - from] = Math.max(0, w);
     total += weights[d - from]!;
   }
@@ -78,7 +84,12 @@ export function normalKernel(mean: number, sd: number): Kernel {
  * The nodes of a grid for a monthly log-return sd `b` up to `top`: from a few sd below 0 (U = L + X), `resolution`
  * points per sd but steps of at most `maxStep`, and never more than MAX_NODES (a coarser step instead).
  */
-export function gridGeometry(b: number, top: number, resolution = GRID_RESOLUTION, maxStep = MAX_STEP): { bottom: number; step: number; size: number } {
+export function gridGeometry(
+  b: number,
+  top: number,
+  resolution = GRID_RESOLUTION,
+  maxStep = MAX_STEP,
+): { bottom: number; step: number; size: number } {
   const bottom = -(1 + 12 * b);
   if (!(top - bottom < 1e6)) throw new RangeError(`a log grid cannot span [${bottom}, ${top}]`);
   const step = Math.max(Math.min(b / resolution, maxStep), (top - bottom) / (MAX_NODES - 4));
@@ -116,8 +127,13 @@ function interpolate(F: Float64Array, offset: number, lo: number, hi: number, p:
   if (i - 2 >= lo && i + 3 <= hi) {
     // All six nodes within the window (the usual case), read directly.
     const at = offset + i;
-    const value = scratch[0]! * F[at - 2]! + scratch[1]! * F[at - 1]! + scratch[2]! * F[at]! + scratch[3]! * F[at + 1]!
-      + scratch[4]! * F[at + 2]! + scratch[5]! * F[at + 3]!;
+    const value =
+      scratch[0]! * F[at - 2]! +
+      scratch[1]! * F[at - 1]! +
+      scratch[2]! * F[at]! +
+      scratch[3]! * F[at + 1]! +
+      scratch[4]! * F[at + 2]! +
+      scratch[5]! * F[at + 3]!;
     return Math.min(1, Math.max(0, value));
   }
   let value = 0;
@@ -168,15 +184,21 @@ export class GridWealth {
     return law;
   }
 
-  constructor(private readonly model: LogModel, ratio: number, capacity: number, resolution = GRID_RESOLUTION, maxStep = MAX_STEP) {
+  constructor(
+    private readonly model: LogModel,
+    ratio: number,
+    capacity: number,
+    resolution = GRID_RESOLUTION,
+    maxStep = MAX_STEP,
+  ) {
     const a = model.m / 12;
     const b = Math.sqrt(model.s2 / 12);
     // Fine enough for the month's return (`resolution` points per sd) and for the bend of the softplus near 0.
     this.ratio = ratio;
     // The grid spans U = L + X ≥ −(a few monthly sd) up to a bound on L's upper tail after `capacity` months (plus
     // a year, for the leftover fraction read later).
-    const top = Math.log(ratio + capacity + 1) + Math.max(0, a) * (capacity + 12)
-      + 10 * Math.sqrt((model.s2 * (capacity + 12)) / 12) + 12 * b;
+    const top =
+      Math.log(ratio + capacity + 1) + Math.max(0, a) * (capacity + 12) + 10 * Math.sqrt((model.s2 * (capacity + 12)) / 12) + 12 * b;
     const { bottom, step: h, size } = gridGeometry(b, top, resolution, maxStep);
     this.step = h;
     this.origin = bottom;
@@ -228,10 +250,23 @@ export class GridWealth {
       this.months = months;
       return;
     }
-    const { lo, hi } = stepGrid({
-      current: this.current, weights: this.kernel.weights, from: this.kernel.from, source: this.source, cell: this.cell,
-      lagrange: this.lagrangeWeights, size, zero: this.zero, pad: this.pad,
-    }, this.lo, this.hi, months - this.months, EPSILON);
+    const { lo, hi } = stepGrid(
+      {
+        current: this.current,
+        weights: this.kernel.weights,
+        from: this.kernel.from,
+        source: this.source,
+        cell: this.cell,
+        lagrange: this.lagrangeWeights,
+        size,
+        zero: this.zero,
+        pad: this.pad,
+      },
+      this.lo,
+      this.hi,
+      months - this.months,
+      EPSILON,
+    );
     Object.assign(this, { lo, hi, months });
   }
 

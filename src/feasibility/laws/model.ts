@@ -2,7 +2,10 @@
 // standard deviation σ.
 
 /** Annual log-return N(m, s²). */
-export interface LogModel { m: number; s2: number }
+export interface LogModel {
+  m: number;
+  s2: number;
+}
 
 export function logModel(mu: number, sigma: number): LogModel {
   const s2 = Math.log1p((sigma / (1 + mu)) ** 2);

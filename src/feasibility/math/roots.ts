@@ -13,7 +13,12 @@
 const SCALE_LIMIT = 8.3;
 
 export function boundary(
-  f: (x: number) => number, q: number, bad: number, good: number, resolution: number, geometric = true,
+  f: (x: number) => number,
+  q: number,
+  bad: number,
+  good: number,
+  resolution: number,
+  geometric = true,
   scale?: (value: number) => number,
 ): number {
   // The secant works on scale(f) − scale(q) where a scale is given (a probit makes a probability's S-shaped rise

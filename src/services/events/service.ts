@@ -58,7 +58,11 @@ export class EventService {
       .where(settled)
       .where('type', '<>', TEST_EVENT_TYPE);
     if (filter.type) query = query.where('type', '=', filter.type);
-    const rows = await query.orderBy(sql`tx`).orderBy('seq').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy(sql`tx`)
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -25,7 +25,8 @@ function marketOrder(market: string, symbol: string, side: 'buy' | 'sell', quant
   return { market, symbol, side, quantity, order_type: 'market', limit_price: null };
 }
 
-const notDust = (priceOf: PriceOf) => (trade: ProposedTrade) => roundMoney(trade.quantity.times(priceOf(trade.symbol))).greaterThanOrEqualTo(DUST);
+const notDust = (priceOf: PriceOf) => (trade: ProposedTrade) =>
+  roundMoney(trade.quantity.times(priceOf(trade.symbol))).greaterThanOrEqualTo(DUST);
 
 /** Whether the policy still allows buying `symbol` (holdings it no longer allows are sold, whatever their weight). */
 function allowed(policy: Policy, symbol: string): boolean {
@@ -83,7 +84,10 @@ export function rebalance(state: AccountState, priceOf: PriceOf, policy: Policy,
   if (trades.length === 0) return null;
   const scaled = scale.lessThan(1) ? ' Buys are scaled down to the cash available after the sells, less a 0.5 % buffer.' : '';
   const outside = drifts.length > 0 ? ` Outside the ±${percent(band)} band: ${drifts.join(', ')}.` : '';
-  const sold = disallowed.length > 0 ? ` Sell all of ${disallowed.join(', ')}: the policy no longer allows ${disallowed.length === 1 ? 'it' : 'them'}.` : '';
+  const sold =
+    disallowed.length > 0
+      ? ` Sell all of ${disallowed.join(', ')}: the policy no longer allows ${disallowed.length === 1 ? 'it' : 'them'}.`
+      : '';
   return {
     rationale: `Rebalance to policy version ${policy.version}'s target allocation.${outside}${sold}${scaled}`,
     trades,

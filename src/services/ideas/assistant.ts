@@ -74,11 +74,24 @@ function userPrompt(input: AssistantInput): string {
       total_value: num(state.totalValue),
       holdings: [...state.held].map(([symbol, quantity]) => {
         const value = roundMoney(quantity.times(priceOf(symbol)));
-        return { symbol, quantity: num(quantity), price: num(priceOf(symbol)), market_value: num(value), weight: num(value.dividedBy(state.totalValue).toDecimalPlaces(4)) };
+        return {
+          symbol,
+          quantity: num(quantity),
+          price: num(priceOf(symbol)),
+          market_value: num(value),
+          weight: num(value.dividedBy(state.totalValue).toDecimalPlaces(4)),
+        };
       }),
     },
-    policy: { version: policy.version, limits: policy.limits, target_allocation: policy.target_allocation, rebalance_band: policy.rebalance_band },
-    tradable_universe: input.prices.instruments(input.market).map((i) => ({ symbol: i.symbol, name: i.name, asset_class: i.asset_class, price: num(priceOf(i.symbol)) })),
+    policy: {
+      version: policy.version,
+      limits: policy.limits,
+      target_allocation: policy.target_allocation,
+      rebalance_band: policy.rebalance_band,
+    },
+    tradable_universe: input.prices
+      .instruments(input.market)
+      .map((i) => ({ symbol: i.symbol, name: i.name, asset_class: i.asset_class, price: num(priceOf(i.symbol)) })),
   };
   const instructions = input.instructions ? `\n\nInstructions from the account holder:\n${input.instructions}` : '';
   return `Account context (JSON):\n${JSON.stringify(context)}${instructions}`;
@@ -104,7 +117,9 @@ async function complete(config: AssistantConfig, input: AssistantInput): Promise
       signal: AbortSignal.timeout(config.timeoutMs),
     });
   } catch (error) {
-    throw (error as Error).name === 'TimeoutError' ? failed(`did not answer within ${config.timeoutMs} ms.`) : failed('endpoint could not be reached.');
+    throw (error as Error).name === 'TimeoutError'
+      ? failed(`did not answer within ${config.timeoutMs} ms.`)
+      : failed('endpoint could not be reached.');
   }
   let body: unknown;
   try {

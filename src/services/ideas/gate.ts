@@ -15,7 +15,8 @@ export interface Gated {
 /** More orders than this in one idea are not proposed (a note says so). */
 export const MAX_ORDERS_PER_IDEA = 50;
 
-export const describe = (t: ProposedTrade) => `${t.side} ${t.quantity.toFixed()} ${t.symbol}${t.limit_price ? ` limit ${t.limit_price.toFixed(2)}` : ''}`;
+export const describe = (t: ProposedTrade) =>
+  `${t.side} ${t.quantity.toFixed()} ${t.symbol}${t.limit_price ? ` limit ${t.limit_price.toFixed(2)}` : ''}`;
 
 /** The price an order is checked at: the worse of its limit and the last price for a buy, the last price otherwise. */
 const unitOf = (trade: ProposedTrade, price: Dec) => (trade.side === 'buy' && trade.limit_price ? D.max(trade.limit_price, price) : price);
@@ -32,7 +33,8 @@ function split(trade: ProposedTrade, unit: Dec, max: Dec): ProposedTrade[] {
   for (let parts = trade.quantity.dividedBy(perOrder).ceil().toNumber(); ; parts++) {
     const each = roundQuantity(trade.quantity.dividedBy(parts));
     const last = trade.quantity.minus(each.times(parts - 1));
-    if (last.lessThanOrEqualTo(perOrder)) return [...Array.from({ length: parts - 1 }, () => ({ ...trade, quantity: each })), { ...trade, quantity: last }];
+    if (last.lessThanOrEqualTo(perOrder))
+      return [...Array.from({ length: parts - 1 }, () => ({ ...trade, quantity: each })), { ...trade, quantity: last }];
   }
 }
 
@@ -78,7 +80,10 @@ export function gate(state: AccountState, quoteOf: (symbol: string) => Quote, po
       }
     } else {
       const spendable = roundMoney(D.max(0, cash).times(dec(1).minus(CASH_BUFFER)));
-      shrink(roundQuantity(spendable.dividedBy(unit)), `the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}`);
+      shrink(
+        roundQuantity(spendable.dividedBy(unit)),
+        `the ${usd(spendable)} of cash available after the sells, less ${percent(CASH_BUFFER)}`,
+      );
       const byWeight = dec(limits.max_position_weight).times(state.totalValue).dividedBy(quote.price).minus(holding);
       shrink(roundQuantity(D.max(0, byWeight)), `policy.max_position_weight (${percent(dec(limits.max_position_weight))})`);
     }
@@ -94,7 +99,8 @@ export function gate(state: AccountState, quoteOf: (symbol: string) => Quote, po
       continue;
     }
     const orders = split(trade, unit, maxOrder);
-    if (orders.length > 1) notes.push(`Split ${describe(trade)} into ${orders.length} orders within policy.max_order_notional (${usd(maxOrder)} each).`);
+    if (orders.length > 1)
+      notes.push(`Split ${describe(trade)} into ${orders.length} orders within policy.max_order_notional (${usd(maxOrder)} each).`);
     const failed = policyCheck(orders[0]!, quote, policy, { ...state, cash, held, tradedToday });
     if (failed.length > 0) {
       drop(trade, failed.map((f) => `${f.check}: ${f.message}`).join(' '));
@@ -109,7 +115,12 @@ export function gate(state: AccountState, quoteOf: (symbol: string) => Quote, po
       trades.push(order);
       tradedToday = tradedToday.plus(notional);
       cash = order.side === 'sell' ? cash.plus(notional) : cash.minus(notional);
-      held.set(order.symbol, order.side === 'sell' ? (held.get(order.symbol) ?? new D(0)).minus(order.quantity) : (held.get(order.symbol) ?? new D(0)).plus(order.quantity));
+      held.set(
+        order.symbol,
+        order.side === 'sell'
+          ? (held.get(order.symbol) ?? new D(0)).minus(order.quantity)
+          : (held.get(order.symbol) ?? new D(0)).plus(order.quantity),
+      );
     }
   }
   return { trades, notes };

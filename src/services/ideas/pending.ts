@@ -26,11 +26,14 @@ export function pendingAware(snapshot: AccountSnapshot, prices: PriceSource, now
   const others = snapshot.pending.filter((o) => o.mode !== mode);
   const reserved = others.filter((o) => o.side === 'buy').reduce((sum, o) => sum.plus(o.notional), new D(0));
   const held = new Map(state.held);
-  for (const sell of others.filter((o) => o.side === 'sell')) held.set(sell.symbol, D.max(0, (held.get(sell.symbol) ?? new D(0)).minus(sell.quantity)));
+  for (const sell of others.filter((o) => o.side === 'sell'))
+    held.set(sell.symbol, D.max(0, (held.get(sell.symbol) ?? new D(0)).minus(sell.quantity)));
   const notes: string[] = [];
   if (others.length > 0) {
     const modes = [...new Set(others.map((o) => o.mode ?? 'no idea'))].join(', ');
-    notes.push(`${others.length} ${others.length === 1 ? 'order' : 'orders'} of other ideas (${modes}) still await a decision: ${usd(reserved)} of cash is held back for their buys.`);
+    notes.push(
+      `${others.length} ${others.length === 1 ? 'order' : 'orders'} of other ideas (${modes}) still await a decision: ${usd(reserved)} of cash is held back for their buys.`,
+    );
   }
   return { state: { ...state, cash: D.max(0, state.cash.minus(reserved)), held }, supersedes, heldBack: notes };
 }

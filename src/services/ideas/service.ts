@@ -49,12 +49,17 @@ export class IdeaService {
     const now = clock.now();
     const read = (db: Queryable) => readSnapshot(db, actor.accountId, config.paperStartingCash, startOfUtcDay(now), now, actor.clientId);
     const policyOf = (snapshot: AccountSnapshot) => {
-      if (!snapshot.policy) throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
+      if (!snapshot.policy)
+        throw new ProblemError('policy-required', 'Ideas follow the account’s investment policy; create one (createPolicy) first.');
       return snapshot.policy;
     };
     let asked: Proposal | null | undefined;
     if (request.mode === 'assistant') {
-      if (!assistant) throw new ProblemError('assistant-not-configured', 'Mode assistant needs an LLM endpoint (ASSISTANT_BASE_URL), and none is configured.');
+      if (!assistant)
+        throw new ProblemError(
+          'assistant-not-configured',
+          'Mode assistant needs an LLM endpoint (ASSISTANT_BASE_URL), and none is configured.',
+        );
       const snapshot = await read(store.db);
       const policy = policyOf(snapshot);
       const { state } = pendingAware(snapshot, prices, now, request.mode);
@@ -73,13 +78,19 @@ export class IdeaService {
       else if (request.mode === 'invest_cash') proposal = investCash(state, priceOf, policy, request.market);
       else proposal = asked ?? null;
       if (!proposal || proposal.trades.length === 0) {
-        return { ideas: [], notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode], ...held] };
+        return {
+          ideas: [],
+          notes: [proposal?.rationale ? `${NOTHING_TO_DO[request.mode]} ${proposal.rationale}` : NOTHING_TO_DO[request.mode], ...held],
+        };
       }
 
       const gated = gate(state, (symbol) => prices.quote(symbol, now), policy, proposal.trades);
       if (gated.trades.length === 0) return { ideas: [], notes: ['No trade passed the policy check.', ...gated.notes, ...held] };
       const notes = [...gated.notes, ...held];
-      if (supersedes.length > 0) notes.push(`Supersedes ${supersedes.length} ${supersedes.length === 1 ? 'order' : 'orders'} still proposed by earlier ${request.mode} ideas (cancelled): ${supersedes.join(', ')}.`);
+      if (supersedes.length > 0)
+        notes.push(
+          `Supersedes ${supersedes.length} ${supersedes.length === 1 ? 'order' : 'orders'} still proposed by earlier ${request.mode} ideas (cancelled): ${supersedes.join(', ')}.`,
+        );
       const { row, orders } = await storeIdea(trx, prices, now, {
         accountId: actor.accountId,
         clientId: actor.clientId,
@@ -108,7 +119,12 @@ export class IdeaService {
   async modesOf(actor: Actor<'listIdeas'>, ids: (string | null)[]): Promise<Map<string, string>> {
     const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
     if (wanted.length === 0) return new Map();
-    const rows = await this.ctx.store.db.selectFrom('ideas').select(['id', 'mode']).where('account_id', '=', actor.accountId).where('id', 'in', wanted).execute();
+    const rows = await this.ctx.store.db
+      .selectFrom('ideas')
+      .select(['id', 'mode'])
+      .where('account_id', '=', actor.accountId)
+      .where('id', 'in', wanted)
+      .execute();
     return new Map(rows.map((r) => [r.id, r.mode]));
   }
 

@@ -26,7 +26,11 @@ export async function withOrders(db: Queryable, rows: IdeaRow[], now: Date): Pro
   const orderRows = await db
     .selectFrom('orders')
     .selectAll()
-    .where('idea_id', 'in', rows.map((r) => r.id))
+    .where(
+      'idea_id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .orderBy('id')
     .execute();
   const byIdea = new Map<string, Order[]>(rows.map((r) => [r.id, []]));

@@ -38,7 +38,12 @@ export const supersededReason = (ideaId: string) => `superseded by idea ${ideaId
  * carry wall-clock creation time (orders one millisecond apart within an idea), so lists run newest first even under
  * a pinned service clock. Answers the idea, its orders and the ids of the orders it cancelled.
  */
-export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, idea: NewIdea): Promise<{ row: Selectable<IdeasTable>; orders: Order[]; superseded: string[] }> {
+export async function storeIdea(
+  db: Queryable,
+  prices: PriceSource,
+  now: Date,
+  idea: NewIdea,
+): Promise<{ row: Selectable<IdeasTable>; orders: Order[]; superseded: string[] }> {
   const createdAt = Date.now();
   const ideaRow: Insertable<IdeasTable> = {
     id: newId('idea', createdAt),
@@ -66,17 +71,39 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
     created_at: now,
     updated_at: now,
   }));
-  const events = orders.map((o) => ({ order_id: o.id, account_id: o.account_id, from_status: null, to_status: 'proposed', at: now, client_id: idea.clientId, reason: PROPOSED_REASON }));
+  const events = orders.map((o) => ({
+    order_id: o.id,
+    account_id: o.account_id,
+    from_status: null,
+    to_status: 'proposed',
+    at: now,
+    client_id: idea.clientId,
+    reason: PROPOSED_REASON,
+  }));
   const views = orders.map((o) =>
     orderView(
       { ...o, fill_price: null, filled_quantity: '0', failed_checks: null, filled_at: null },
-      [{ from: null, to: 'proposed', at: now.toISOString(), client_id: idea.clientId, actor: actorOf(idea.clientId, idea.actorName), reason: PROPOSED_REASON }],
+      [
+        {
+          from: null,
+          to: 'proposed',
+          at: now.toISOString(),
+          client_id: idea.clientId,
+          actor: actorOf(idea.clientId, idea.actorName),
+          reason: PROPOSED_REASON,
+        },
+      ],
       now,
     ),
   );
   // The outbox: the idea (as GET /v1/ideas/{id} answers it), then each of its orders.
   const published = eventRows([
-    { accountId: idea.accountId, type: 'idea.generated', at: now, data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views) },
+    {
+      accountId: idea.accountId,
+      type: 'idea.generated',
+      at: now,
+      data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views),
+    },
     ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
   ]);
   const supersedes = idea.supersedes ?? [];
@@ -87,25 +114,48 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
       at: now,
       data: orderView(
         { ...o.row, status: 'cancelled', updated_at: now },
-        [...o.events, { from: 'proposed', to: 'cancelled', at: now.toISOString(), client_id: idea.clientId, actor: actorOf(idea.clientId, idea.actorName), reason: supersededReason(ideaRow.id as string) }],
+        [
+          ...o.events,
+          {
+            from: 'proposed',
+            to: 'cancelled',
+            at: now.toISOString(),
+            client_id: idea.clientId,
+            actor: actorOf(idea.clientId, idea.actorName),
+            reason: supersededReason(ideaRow.id as string),
+          },
+        ],
         now,
       ),
     })),
   );
-  let query = db.with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll()).with('published', (q) => q.insertInto('events').values(published).returning('id'));
+  let query = db
+    .with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll())
+    .with('published', (q) => q.insertInto('events').values(published).returning('id'));
   if (supersedes.length > 0) {
     // (order id, event row) pairs as a VALUES list, for the orders this idea supersedes.
-    const pairs = cancelledEvents.map((e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`);
-    const cancellations = sql<{ order_id: string; id: string; account_id: string; type: string; data: string; created_at: Date }>`(values ${sql.join(pairs)})`.as(
-      sql`v(order_id, id, account_id, type, data, created_at)` as never,
+    const pairs = cancelledEvents.map(
+      (e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`,
     );
+    const cancellations = sql<{
+      order_id: string;
+      id: string;
+      account_id: string;
+      type: string;
+      data: string;
+      created_at: Date;
+    }>`(values ${sql.join(pairs)})`.as(sql`v(order_id, id, account_id, type, data, created_at)` as never);
     query = query
       .with('superseded', (q) =>
         q
           .updateTable('orders')
           .set({ status: 'cancelled', updated_at: now })
           .where('account_id', '=', idea.accountId)
-          .where('id', 'in', supersedes.map((o) => o.id))
+          .where(
+            'id',
+            'in',
+            supersedes.map((o) => o.id),
+          )
           .where('status', '=', 'proposed')
           .returning(['id', 'account_id']),
       )
@@ -137,7 +187,13 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
           .expression((eb) =>
             eb
               .selectFrom(cancellations)
-              .select(['v.id', 'v.account_id', 'v.type', sql<string>`v.data::json`.as('data'), sql<Date>`v.created_at::timestamptz`.as('created_at')])
+              .select([
+                'v.id',
+                'v.account_id',
+                'v.type',
+                sql<string>`v.data::json`.as('data'),
+                sql<Date>`v.created_at::timestamptz`.as('created_at'),
+              ])
               .where('v.order_id', 'in', eb.selectFrom('superseded').select('superseded.id')),
           )
           .returning('id'),
@@ -151,7 +207,11 @@ export async function storeIdea(db: Queryable, prices: PriceSource, now: Date, i
   const found = await query
     .selectFrom('idea')
     .selectAll('idea')
-    .select(supersedes.length > 0 ? sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded') : sql<string[]>`'[]'::json`.as('superseded'))
+    .select(
+      supersedes.length > 0
+        ? sql<string[]>`(select coalesce(json_agg(c.order_id order by c.order_id), '[]'::json) from cancelled c)`.as('superseded')
+        : sql<string[]>`'[]'::json`.as('superseded'),
+    )
     .executeTakeFirstOrThrow();
   const { superseded, ...row } = found;
   return { row: row as Selectable<IdeasTable>, orders: views, superseded };

@@ -23,7 +23,15 @@ type OrderEvent = Order['events'][number];
 const eventsOf = (row: OrderRow, steps: Step[], actorName: string | null): OrderEvent[] => {
   let from: string = row.status;
   return steps.map((step) => {
-    const event = eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason, client_name: actorName, person_name: actorName });
+    const event = eventView({
+      from_status: from,
+      to_status: step.to,
+      at: step.at,
+      client_id: step.clientId,
+      reason: step.reason,
+      client_name: actorName,
+      person_name: actorName,
+    });
     from = step.to;
     return event;
   });
@@ -39,7 +47,10 @@ export class OrderService {
     const now = this.ctx.clock.now();
     let query = db.selectFrom('orders').selectAll().where('account_id', '=', actor.accountId);
     if (filter.status === 'proposed') query = query.where('status', '=', 'proposed').where('expires_at', '>', now);
-    else if (filter.status === 'expired') query = query.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'proposed'), eb('expires_at', '<=', now)])]));
+    else if (filter.status === 'expired')
+      query = query.where((eb) =>
+        eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'proposed'), eb('expires_at', '<=', now)])]),
+      );
     else if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.symbol) query = query.where('symbol', '=', filter.symbol);
     if (filter.idea_id) query = query.where('idea_id', '=', filter.idea_id);
@@ -89,14 +100,19 @@ export class OrderService {
         if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
           const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;
           await engage(trx, actor.accountId, 'system', reason, now);
-          if (!killSwitch.engaged) killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
+          if (!killSwitch.engaged)
+            killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
         }
       }
       if (killSwitch.engaged) {
         return {
-          problem: new ProblemError('kill-switch-engaged', `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`, {
-            kill_switch: killSwitch,
-          }),
+          problem: new ProblemError(
+            'kill-switch-engaged',
+            `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`,
+            {
+              kill_switch: killSwitch,
+            },
+          ),
         };
       }
 
@@ -107,13 +123,19 @@ export class OrderService {
         : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
       failed.push(...riskGate(trade, quote, accountState, now, state.duplicate));
       if (failed.length > 0) {
-        const steps: Step[] = [{ to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed }];
+        const steps: Step[] = [
+          { to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed },
+        ];
         const blocked = await record(trx, row, steps, state);
         return {
-          problem: new ProblemError('checks-failed', `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`, {
-            failed_checks: failed,
-            order: orderView(blocked, [...state.events, ...eventsOf(row, steps, state.actorName)], now),
-          }),
+          problem: new ProblemError(
+            'checks-failed',
+            `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`,
+            {
+              failed_checks: failed,
+              order: orderView(blocked, [...state.events, ...eventsOf(row, steps, state.actorName)], now),
+            },
+          ),
         };
       }
 
@@ -122,7 +144,10 @@ export class OrderService {
         const resting = await record(trx, row, [submitted], state);
         return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted], state.actorName)], now) };
       }
-      const steps: Step[] = [submitted, { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` }];
+      const steps: Step[] = [
+        submitted,
+        { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` },
+      ];
       const quantity = dec(row.quantity);
       const filled = await record(
         trx,
@@ -155,7 +180,14 @@ export class OrderService {
   }
 
   /** A trigger that needs no account state: lock the order, check its state, record the step. */
-  private decide(actor: Actor<'rejectOrder' | 'cancelOrder'>, orderId: string, trigger: Trigger, from: OrderRow['status'][], to: OrderRow['status'], reason: string | undefined): Promise<Order> {
+  private decide(
+    actor: Actor<'rejectOrder' | 'cancelOrder'>,
+    orderId: string,
+    trigger: Trigger,
+    from: OrderRow['status'][],
+    to: OrderRow['status'],
+    reason: string | undefined,
+  ): Promise<Order> {
     return this.settle(async (trx, now) => {
       const state = await lockOrder(trx, actor.accountId, orderId, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
@@ -163,14 +195,30 @@ export class OrderService {
       if (expired) return expired;
       if (!from.includes(state.row.status)) return { problem: invalidState(state.row, trigger) };
       const steps: Step[] = [{ to, at: now, clientId: actor.clientId, reason: reason ?? null }];
-      return { order: orderView(await record(trx, state.row, steps, state), [...state.events, ...eventsOf(state.row, steps, state.actorName)], now) };
+      return {
+        order: orderView(
+          await record(trx, state.row, steps, state),
+          [...state.events, ...eventsOf(state.row, steps, state.actorName)],
+          now,
+        ),
+      };
     });
   }
 
   /** A trigger touching a proposed order past its time records the expiry (dated when it expired) and is refused. */
-  private async expireIfDue(trx: Transaction<Database>, state: { row: OrderRow; events: OrderEvent[]; actorName?: string | null }, now: Date, trigger: Trigger): Promise<Outcome | undefined> {
+  private async expireIfDue(
+    trx: Transaction<Database>,
+    state: { row: OrderRow; events: OrderEvent[]; actorName?: string | null },
+    now: Date,
+    trigger: Trigger,
+  ): Promise<Outcome | undefined> {
     if (!isDue(state.row, now)) return undefined;
-    const expired = await record(trx, state.row, [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }], state);
+    const expired = await record(
+      trx,
+      state.row,
+      [{ to: 'expired', at: new Date(state.row.expires_at), clientId: null, reason: EXPIRY_REASON }],
+      state,
+    );
     return { problem: invalidState(expired, trigger) };
   }
 

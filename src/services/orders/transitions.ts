@@ -47,16 +47,52 @@ type RecordValues = Record<string, unknown>;
  * list itself, and its values go in as parameters. Kysely building and compiling this statement was a tenth of an
  * approval's CPU in the service, measured with a CPU profile under the approvals bench.
  */
-function recordNames(steps: number, fieldNames: (keyof Fields)[], failed: boolean, fill: 'close' | 'hold' | undefined, later: boolean): string[] {
-  const eventNames = Array.from({ length: steps }, (_, i) => ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`)).flat();
-  const fillNames = fill ? ['symbol', 'side', 'quantity', 'price', 'notional', 'cash_delta', ...(fill === 'hold' ? ['position_quantity', 'average_cost'] : []), 'day', ...(later ? ['bought'] : [])] : [];
+function recordNames(
+  steps: number,
+  fieldNames: (keyof Fields)[],
+  failed: boolean,
+  fill: 'close' | 'hold' | undefined,
+  later: boolean,
+): string[] {
+  const eventNames = Array.from({ length: steps }, (_, i) =>
+    ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`),
+  ).flat();
+  const fillNames = fill
+    ? [
+        'symbol',
+        'side',
+        'quantity',
+        'price',
+        'notional',
+        'cash_delta',
+        ...(fill === 'hold' ? ['position_quantity', 'average_cost'] : []),
+        'day',
+        ...(later ? ['bought'] : []),
+      ]
+    : [];
   const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at'].map((n) => `p${i}_${n}`)).flat();
-  return ['id', 'account_id', 'status', 'updated_at', ...(failed ? ['failed_checks'] : []), ...fieldNames, ...eventNames, ...outboxNames, ...fillNames];
+  return [
+    'id',
+    'account_id',
+    'status',
+    'updated_at',
+    ...(failed ? ['failed_checks'] : []),
+    ...fieldNames,
+    ...eventNames,
+    ...outboxNames,
+    ...fillNames,
+  ];
 }
 
 const compiledRecords = new Map<string, CompiledOnce<RecordValues, OrderRow>>();
 
-function recordQuery(steps: number, fieldNames: (keyof Fields)[], failed: boolean, fill: 'close' | 'hold' | undefined, later: boolean): CompiledOnce<RecordValues, OrderRow> {
+function recordQuery(
+  steps: number,
+  fieldNames: (keyof Fields)[],
+  failed: boolean,
+  fill: 'close' | 'hold' | undefined,
+  later: boolean,
+): CompiledOnce<RecordValues, OrderRow> {
   const names = recordNames(steps, fieldNames, failed, fill, later);
   const shape = names.join(',');
   let compiled = compiledRecords.get(shape);
@@ -81,22 +117,51 @@ function recordQuery(steps: number, fieldNames: (keyof Fields)[], failed: boolea
           .where('id', '=', v.id as string)
           .returningAll(),
       )
-      .with('logged', (db) => db.insertInto('order_events').values(events as never).returning('id'))
+      .with('logged', (db) =>
+        db
+          .insertInto('order_events')
+          .values(events as never)
+          .returning('id'),
+      )
       .with('published', (db) =>
         db
           .insertInto('events')
-          .values(Array.from({ length: steps }, (_, i) => ({ id: v[`p${i}_id`], account_id: v.account_id, type: v[`p${i}_type`], data: v[`p${i}_data`], created_at: v[`p${i}_at`] })) as never)
+          .values(
+            Array.from({ length: steps }, (_, i) => ({
+              id: v[`p${i}_id`],
+              account_id: v.account_id,
+              type: v[`p${i}_type`],
+              data: v[`p${i}_data`],
+              created_at: v[`p${i}_at`],
+            })) as never,
+          )
           .returning('id'),
       );
     if (fill) {
       const position =
         fill === 'close'
-          ? query.with('held', (db) => db.deleteFrom('positions').where('account_id', '=', v.account_id as string).where('symbol', '=', v.symbol as string).returning('symbol'))
+          ? query.with('held', (db) =>
+              db
+                .deleteFrom('positions')
+                .where('account_id', '=', v.account_id as string)
+                .where('symbol', '=', v.symbol as string)
+                .returning('symbol'),
+            )
           : query.with('held', (db) =>
               db
                 .insertInto('positions')
-                .values({ account_id: v.account_id, symbol: v.symbol, quantity: v.position_quantity, average_cost: v.average_cost, updated_at: v.updated_at } as never)
-                .onConflict((c) => c.columns(['account_id', 'symbol']).doUpdateSet({ quantity: v.position_quantity, average_cost: v.average_cost, updated_at: v.updated_at } as never))
+                .values({
+                  account_id: v.account_id,
+                  symbol: v.symbol,
+                  quantity: v.position_quantity,
+                  average_cost: v.average_cost,
+                  updated_at: v.updated_at,
+                } as never)
+                .onConflict((c) =>
+                  c
+                    .columns(['account_id', 'symbol'])
+                    .doUpdateSet({ quantity: v.position_quantity, average_cost: v.average_cost, updated_at: v.updated_at } as never),
+                )
                 .returning('symbol'),
             );
       query = position
@@ -133,7 +198,16 @@ function recordQuery(steps: number, fieldNames: (keyof Fields)[], failed: boolea
         .with('filled', (db) =>
           db
             .insertInto('fills')
-            .values({ order_id: v.id, account_id: v.account_id, symbol: v.symbol, side: v.side, quantity: v.quantity, price: v.price, notional: v.notional, at: v.updated_at } as never)
+            .values({
+              order_id: v.id,
+              account_id: v.account_id,
+              symbol: v.symbol,
+              side: v.side,
+              quantity: v.quantity,
+              price: v.price,
+              notional: v.notional,
+              at: v.updated_at,
+            } as never)
             .returning('id'),
         ) as unknown as typeof query;
     }
@@ -158,7 +232,17 @@ function orderEvents(row: OrderRow, steps: Step[], prior: Prior, fields: Fields)
   const events = [...prior.events];
   const name = prior.actorName ?? null;
   return steps.map((step, index) => {
-    events.push(eventView({ from_status: from, to_status: step.to, at: step.at, client_id: step.clientId, reason: step.reason, client_name: name, person_name: name }));
+    events.push(
+      eventView({
+        from_status: from,
+        to_status: step.to,
+        at: step.at,
+        client_id: step.clientId,
+        reason: step.reason,
+        client_name: name,
+        person_name: name,
+      }),
+    );
     from = step.to;
     const final = index === steps.length - 1;
     const at: OrderRow = { ...row, ...(final ? fields : {}), status: step.to, updated_at: step.at };
@@ -171,7 +255,14 @@ function orderEvents(row: OrderRow, steps: Step[], prior: Prior, fields: Fields)
  * outbox events (`prior`: the order's events before these steps and the caller's name) and, for a fill, cash, the position and the
  * fill record — all of it or nothing, in the caller's transaction.
  */
-export async function record(trx: Transaction<Database>, row: OrderRow, steps: Step[], prior: Prior, fields: Fields = {}, fill?: FillWrite): Promise<OrderRow> {
+export async function record(
+  trx: Transaction<Database>,
+  row: OrderRow,
+  steps: Step[],
+  prior: Prior,
+  fields: Fields = {},
+  fill?: FillWrite,
+): Promise<OrderRow> {
   const last = steps[steps.length - 1]!;
   const failed = steps.find((step) => step.failedChecks)?.failedChecks;
   const day = startOfUtcDay(last.at);
@@ -179,7 +270,12 @@ export async function record(trx: Transaction<Database>, row: OrderRow, steps: S
   const values: RecordValues = { id: row.id, account_id: row.account_id, status: last.to, updated_at: last.at, ...fields };
   if (failed) values.failed_checks = JSON.stringify(failed);
   eventRows(orderEvents(row, steps, prior, fields)).forEach((event, i) =>
-    Object.assign(values, { [`p${i}_id`]: event.id, [`p${i}_type`]: event.type, [`p${i}_data`]: event.data, [`p${i}_at`]: event.created_at }),
+    Object.assign(values, {
+      [`p${i}_id`]: event.id,
+      [`p${i}_type`]: event.type,
+      [`p${i}_data`]: event.data,
+      [`p${i}_at`]: event.created_at,
+    }),
   );
   let from: string = row.status;
   steps.forEach((step, i) => {

@@ -33,15 +33,32 @@ export interface TriggerState {
 
 /** The caller's display name, as a column of a query over `orders as o`: the person's in the dashboard, else the client's. */
 const actorName = (clientId: string) =>
-  sql<string | null>`case when ${clientId}::text = ${sql.lit(DASHBOARD_CLIENT_ID)} then (select p.name from accounts p where p.id = o.account_id) else (select c.name from api_clients c where c.client_id = ${clientId}::text) end`.as('actor_name');
+  sql<
+    string | null
+  >`case when ${clientId}::text = ${sql.lit(DASHBOARD_CLIENT_ID)} then (select p.name from accounts p where p.id = o.account_id) else (select c.name from api_clients c where c.client_id = ${clientId}::text) end`.as(
+    'actor_name',
+  );
 
 /** The order (locked) with its events and the caller's name, in one statement; undefined when it is not the account's. */
-export async function lockOrder(trx: Transaction<Database>, accountId: string, orderId: string, clientId: string): Promise<{ row: OrderRow; events: OrderEvent[]; actorName: string | null } | undefined> {
+export async function lockOrder(
+  trx: Transaction<Database>,
+  accountId: string,
+  orderId: string,
+  clientId: string,
+): Promise<{ row: OrderRow; events: OrderEvent[]; actorName: string | null } | undefined> {
   const found = await trx
     .selectFrom('orders as o')
     .selectAll('o')
     .select(actorName(clientId))
-    .select((eb) => jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'))
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('order_events as e')
+          .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+          .whereRef('e.order_id', '=', 'o.id')
+          .orderBy('e.id'),
+      ).as('events'),
+    )
     .where('o.id', '=', orderId)
     .where('o.account_id', '=', accountId)
     .forUpdate('o')
@@ -52,63 +69,87 @@ export async function lockOrder(trx: Transaction<Database>, accountId: string, o
 }
 
 /** The approval's read, compiled once (db/compiled-query.ts): its shape never changes, only the four values. */
-const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since', 'clientId'] as const, (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date; clientId: string }) =>
-  db
-    .selectFrom('orders as o')
-    .selectAll('o')
-    .select(actorName(v.clientId))
-    .select((eb) => [
-      jsonArrayFrom(eb.selectFrom('order_events as e').select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames]).whereRef('e.order_id', '=', 'o.id').orderBy('e.id')).as('events'),
-      jsonObjectFrom(eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'o.account_id').orderBy('p.version', 'desc').limit(1)).as('policy'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('positions as s')
-          .select(['s.symbol', sql<string>`s.quantity::text`.as('quantity'), sql<string>`s.average_cost::text`.as('average_cost'), 's.updated_at'])
-          .whereRef('s.account_id', '=', 'o.account_id')
-          .orderBy('s.symbol'),
-      ).as('positions'),
-      jsonObjectFrom(
-        eb
-          .selectFrom('account_days as d')
-          .select([sql<string>`d.traded_notional::text`.as('traded'), sql<string>`d.cash_delta::text`.as('cash_delta'), 'd.quantity_deltas'])
-          .whereRef('d.account_id', '=', 'o.account_id')
-          .where('d.day', '=', v.day),
-      ).as('today'),
-      jsonObjectFrom(
-        eb
-          .selectFrom('kill_switches as k')
-          .selectAll('k')
-          .where((w) => w.or([w('k.scope', '=', GLOBAL_SCOPE), w('k.scope', '=', w.ref('o.account_id'))]))
-          .where('k.engaged', '=', true)
-          .orderBy(sql`k.scope = ${GLOBAL_SCOPE}`, 'desc')
-          .limit(1),
-      ).as('kill_switch'),
-      eb
-        .exists(
-          // The twins first (orders_twin_idx finds the account's orders of this symbol, side and quantity), then
-          // whether one was submitted within the window.
+const approvalRead = new CompiledOnce(
+  ['orderId', 'accountId', 'day', 'since', 'clientId'] as const,
+  (db: Kysely<Database> | Transaction<Database>, v: { orderId: string; accountId: string; day: string; since: Date; clientId: string }) =>
+    db
+      .selectFrom('orders as o')
+      .selectAll('o')
+      .select(actorName(v.clientId))
+      .select((eb) => [
+        jsonArrayFrom(
           eb
-            .selectFrom('orders as twin')
-            .select('twin.id')
-            .whereRef('twin.account_id', '=', 'o.account_id')
-            .whereRef('twin.symbol', '=', 'o.symbol')
-            .whereRef('twin.side', '=', 'o.side')
-            .whereRef('twin.quantity', '=', 'o.quantity')
-            .whereRef('twin.id', '!=', 'o.id')
-            // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
-            .where('twin.status', 'in', ['submitted', 'filled'])
-            .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`)
-            .where((w) =>
-              w.exists(
-                w.selectFrom('order_events as d').select('d.id').whereRef('d.order_id', '=', 'twin.id').where('d.to_status', '=', 'submitted').where('d.at', '>', v.since),
+            .selectFrom('order_events as e')
+            .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+            .whereRef('e.order_id', '=', 'o.id')
+            .orderBy('e.id'),
+        ).as('events'),
+        jsonObjectFrom(
+          eb.selectFrom('policies as p').selectAll('p').whereRef('p.account_id', '=', 'o.account_id').orderBy('p.version', 'desc').limit(1),
+        ).as('policy'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('positions as s')
+            .select([
+              's.symbol',
+              sql<string>`s.quantity::text`.as('quantity'),
+              sql<string>`s.average_cost::text`.as('average_cost'),
+              's.updated_at',
+            ])
+            .whereRef('s.account_id', '=', 'o.account_id')
+            .orderBy('s.symbol'),
+        ).as('positions'),
+        jsonObjectFrom(
+          eb
+            .selectFrom('account_days as d')
+            .select([
+              sql<string>`d.traded_notional::text`.as('traded'),
+              sql<string>`d.cash_delta::text`.as('cash_delta'),
+              'd.quantity_deltas',
+            ])
+            .whereRef('d.account_id', '=', 'o.account_id')
+            .where('d.day', '=', v.day),
+        ).as('today'),
+        jsonObjectFrom(
+          eb
+            .selectFrom('kill_switches as k')
+            .selectAll('k')
+            .where((w) => w.or([w('k.scope', '=', GLOBAL_SCOPE), w('k.scope', '=', w.ref('o.account_id'))]))
+            .where('k.engaged', '=', true)
+            .orderBy(sql`k.scope = ${GLOBAL_SCOPE}`, 'desc')
+            .limit(1),
+        ).as('kill_switch'),
+        eb
+          .exists(
+            // The twins first (orders_twin_idx finds the account's orders of this symbol, side and quantity), then
+            // whether one was submitted within the window.
+            eb
+              .selectFrom('orders as twin')
+              .select('twin.id')
+              .whereRef('twin.account_id', '=', 'o.account_id')
+              .whereRef('twin.symbol', '=', 'o.symbol')
+              .whereRef('twin.side', '=', 'o.side')
+              .whereRef('twin.quantity', '=', 'o.quantity')
+              .whereRef('twin.id', '!=', 'o.id')
+              // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
+              .where('twin.status', 'in', ['submitted', 'filled'])
+              .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`)
+              .where((w) =>
+                w.exists(
+                  w
+                    .selectFrom('order_events as d')
+                    .select('d.id')
+                    .whereRef('d.order_id', '=', 'twin.id')
+                    .where('d.to_status', '=', 'submitted')
+                    .where('d.at', '>', v.since),
+                ),
               ),
-            ),
-        )
-        .as('duplicate'),
-    ])
-    .where('o.id', '=', v.orderId)
-    .where('o.account_id', '=', v.accountId)
-    .forUpdate('o'),
+          )
+          .as('duplicate'),
+      ])
+      .where('o.id', '=', v.orderId)
+      .where('o.account_id', '=', v.accountId)
+      .forUpdate('o'),
 );
 
 /**
@@ -117,7 +158,14 @@ const approvalRead = new CompiledOnce(['orderId', 'accountId', 'day', 'since', '
  * force and the duplicate-order check. Undefined when the order is not the account's. (Cash comes from the
  * paper-account lock the caller already holds.)
  */
-export async function lockForApproval(trx: Transaction<Database>, accountId: string, orderId: string, dayStart: Date, now: Date, clientId: string): Promise<TriggerState | undefined> {
+export async function lockForApproval(
+  trx: Transaction<Database>,
+  accountId: string,
+  orderId: string,
+  dayStart: Date,
+  now: Date,
+  clientId: string,
+): Promise<TriggerState | undefined> {
   const since = new Date(now.getTime() - RISK_LIMITS.duplicateWindowMs);
   const found = (await approvalRead.execute(trx, { orderId, accountId, day: dayOf(dayStart), since, clientId })).rows[0];
   if (!found) return undefined;
@@ -126,9 +174,18 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
     row: row as OrderRow,
     events: (events as EventRow[]).map(eventView),
     policy: policy ? storedPolicy(policy as unknown as PolicyRow) : null,
-    positions: positions.map((p) => ({ symbol: p.symbol, quantity: dec(p.quantity), average_cost: dec(p.average_cost), updated_at: new Date(p.updated_at) })),
+    positions: positions.map((p) => ({
+      symbol: p.symbol,
+      quantity: dec(p.quantity),
+      average_cost: dec(p.average_cost),
+      updated_at: new Date(p.updated_at),
+    })),
     today: today
-      ? { traded: dec(today.traded), cashDelta: dec(today.cash_delta), quantityDeltas: new Map(Object.entries(today.quantity_deltas).map(([symbol, q]) => [symbol, dec(q)])) }
+      ? {
+          traded: dec(today.traded),
+          cashDelta: dec(today.cash_delta),
+          quantityDeltas: new Map(Object.entries(today.quantity_deltas).map(([symbol, q]) => [symbol, dec(q)])),
+        }
       : NO_TRADES,
     killSwitch: killSwitchView(kill_switch as never),
     duplicate: Boolean(duplicate),
@@ -137,4 +194,11 @@ export async function lockForApproval(trx: Transaction<Database>, accountId: str
 }
 
 /** The approval's read with an order that does not exist: prepared on each connection before the service is ready. */
-export const approvalReadWarmUp = (db: Kysely<Database>) => approvalRead.with(db, { orderId: 'ord_warm_up', accountId: 'acct_warm_up', day: '2000-01-01', since: new Date(0), clientId: 'ias_client_warm_up' });
+export const approvalReadWarmUp = (db: Kysely<Database>) =>
+  approvalRead.with(db, {
+    orderId: 'ord_warm_up',
+    accountId: 'acct_warm_up',
+    day: '2000-01-01',
+    since: new Date(0),
+    clientId: 'ias_client_warm_up',
+  });

@@ -38,7 +38,11 @@ export function isDue(row: Pick<OrderRow, 'status' | 'expires_at'>, now: Date): 
 export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order {
   if (isDue(row, now)) {
     const at = iso(row.expires_at)!;
-    return orderView({ ...row, status: 'expired', updated_at: row.expires_at }, [...events, { from: 'proposed', to: 'expired', at, client_id: null, actor: actorOf(null, null), reason: EXPIRY_REASON }], now);
+    return orderView(
+      { ...row, status: 'expired', updated_at: row.expires_at },
+      [...events, { from: 'proposed', to: 'expired', at, client_id: null, actor: actorOf(null, null), reason: EXPIRY_REASON }],
+      now,
+    );
   }
   return {
     id: row.id,
@@ -81,7 +85,9 @@ export interface EventRow {
  */
 export const eventNames = [
   sql<string | null>`(select c.name from api_clients c where c.client_id = e.client_id)`.as('client_name'),
-  sql<string | null>`(select p.name from accounts p where p.id = e.account_id and e.client_id = ${sql.lit(DASHBOARD_CLIENT_ID)})`.as('person_name'),
+  sql<string | null>`(select p.name from accounts p where p.id = e.account_id and e.client_id = ${sql.lit(DASHBOARD_CLIENT_ID)})`.as(
+    'person_name',
+  ),
 ] as const;
 
 /** Who caused a transition, by name: the account's person (dashboard), an API client, or the service itself (fills, expiry). */
@@ -106,7 +112,13 @@ export function eventView(row: EventRow): OrderEvent {
 export async function eventsOf(db: Queryable, orderIds: string[]): Promise<Map<string, OrderEvent[]>> {
   const byOrder = new Map<string, OrderEvent[]>(orderIds.map((id) => [id, []]));
   if (orderIds.length === 0) return byOrder;
-  const rows = await db.selectFrom('order_events as e').selectAll('e').select(eventNames).where('e.order_id', 'in', orderIds).orderBy('e.id').execute();
+  const rows = await db
+    .selectFrom('order_events as e')
+    .selectAll('e')
+    .select(eventNames)
+    .where('e.order_id', 'in', orderIds)
+    .orderBy('e.id')
+    .execute();
   for (const row of rows) byOrder.get(row.order_id)!.push(eventView(row));
   return byOrder;
 }
@@ -135,7 +147,17 @@ export async function expireDue(db: Queryable, accountId: string, now: Date): Pr
   if (expired.length === 0) return;
   await db
     .insertInto('order_events')
-    .values(expired.map((o) => ({ order_id: o.id, account_id: accountId, from_status: 'proposed', to_status: 'expired', at: o.expires_at, client_id: null, reason: EXPIRY_REASON })))
+    .values(
+      expired.map((o) => ({
+        order_id: o.id,
+        account_id: accountId,
+        from_status: 'proposed',
+        to_status: 'expired',
+        at: o.expires_at,
+        client_id: null,
+        reason: EXPIRY_REASON,
+      })),
+    )
     .execute();
   // Each expiry's event holds the order as GET answers it now: expired, its expiry last in its history.
   const views = await viewsOf(db, expired, now);

@@ -21,7 +21,8 @@ const RULES: Record<string, string> = {
 
 const MAX_URL_LENGTH = 2048;
 
-export const ALLOW_PRIVATE_HINT = 'webhooks go to the public internet only (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private networks, for development)';
+export const ALLOW_PRIVATE_HINT =
+  'webhooks go to the public internet only (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private networks, for development)';
 
 /** Why `address` may not be connected to (a sentence naming the rule), or null when it is a public address. */
 export function refusedAddress(address: string): string | null {
@@ -60,13 +61,16 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): string {
   }
   const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw new RefusedDestinationError(allowPrivate ? 'must be an http:// or https:// URL' : `must be an https:// URL (${ALLOW_PRIVATE_HINT})`);
+    throw new RefusedDestinationError(
+      allowPrivate ? 'must be an http:// or https:// URL' : `must be an https:// URL (${ALLOW_PRIVATE_HINT})`,
+    );
   }
   if (url.username || url.password) throw new RefusedDestinationError('must not carry a user name or password');
   if (url.hash) throw new RefusedDestinationError('must not have a #fragment');
   if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (host === 'localhost' || host.endsWith('.localhost')) throw new RefusedDestinationError(`names ${host}, a loopback address; ${ALLOW_PRIVATE_HINT}`);
+    if (host === 'localhost' || host.endsWith('.localhost'))
+      throw new RefusedDestinationError(`names ${host}, a loopback address; ${ALLOW_PRIVATE_HINT}`);
     if (isIP(host)) {
       const refused = refusedAddress(host);
       if (refused) throw new RefusedDestinationError(`${refused}; ${ALLOW_PRIVATE_HINT}`);

@@ -55,7 +55,8 @@ export interface NewEndpoint {
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 function view(row: Selectable<WebhookEndpointsTable>, now: Date): EndpointView {
-  const until = row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now ? iso(row.previous_secret_expires_at) : null;
+  const until =
+    row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now ? iso(row.previous_secret_expires_at) : null;
   return {
     id: row.id,
     account_id: row.account_id,
@@ -92,12 +93,23 @@ export class WebhookEndpoints {
     const types = [...new Set(input.eventTypes.map((t) => t.trim()).filter(Boolean))];
     if (types.length === 0) throw invalidField('event_types', `choose at least one of ${EVENT_TYPES.join(', ')}`);
     const unknown = types.filter((t) => !isEventType(t));
-    if (unknown.length > 0) throw invalidField('event_types', `has unknown types ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}`);
+    if (unknown.length > 0)
+      throw invalidField('event_types', `has unknown types ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}`);
     const now = this.clock.now();
     const secret = newSigningSecret();
     const row = await this.db
       .insertInto('webhook_endpoints')
-      .values({ id: newId('we'), account_id: accountId, url, description, event_types: JSON.stringify(types), secret, enabled: true, created_at: now, updated_at: now })
+      .values({
+        id: newId('we'),
+        account_id: accountId,
+        url,
+        description,
+        event_types: JSON.stringify(types),
+        secret,
+        enabled: true,
+        created_at: now,
+        updated_at: now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { ...view(row, now), secret };
@@ -121,7 +133,12 @@ export class WebhookEndpoints {
     const secret = newSigningSecret();
     const row = await this.db
       .updateTable('webhook_endpoints')
-      .set({ secret, previous_secret: current.secret, previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS), updated_at: now })
+      .set({
+        secret,
+        previous_secret: current.secret,
+        previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+        updated_at: now,
+      })
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -134,7 +151,11 @@ export class WebhookEndpoints {
     const now = this.clock.now();
     const row = await this.db
       .updateTable('webhook_endpoints')
-      .set(enabled ? { enabled, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now } : { enabled, disabled_reason: 'disabled by hand', disabled_at: now, updated_at: now })
+      .set(
+        enabled
+          ? { enabled, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now }
+          : { enabled, disabled_reason: 'disabled by hand', disabled_at: now, updated_at: now },
+      )
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -151,8 +172,24 @@ export class WebhookEndpoints {
   async sendTest(owner: Owner, id: string): Promise<DeliveryView> {
     const endpoint = await this.row(owner, id);
     const now = this.clock.now();
-    const [event] = eventRows([{ accountId: endpoint.account_id, type: TEST_EVENT_TYPE, at: now, data: { endpoint_id: endpoint.id, message: 'A test event sent from the dashboard.' } }]);
-    const delivery = { id: deliveryId(), endpoint_id: endpoint.id, event_id: event!.id, account_id: endpoint.account_id, status: 'pending' as const, next_attempt_at: now, created_at: now, updated_at: now };
+    const [event] = eventRows([
+      {
+        accountId: endpoint.account_id,
+        type: TEST_EVENT_TYPE,
+        at: now,
+        data: { endpoint_id: endpoint.id, message: 'A test event sent from the dashboard.' },
+      },
+    ]);
+    const delivery = {
+      id: deliveryId(),
+      endpoint_id: endpoint.id,
+      event_id: event!.id,
+      account_id: endpoint.account_id,
+      status: 'pending' as const,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    };
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('events').values(event!).execute();
       await trx.insertInto('webhook_deliveries').values(delivery).execute();
@@ -167,10 +204,29 @@ export class WebhookEndpoints {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as ev', 'ev.id', 'd.event_id')
       .leftJoinLateral(
-        (eb) => eb.selectFrom('webhook_attempts as a').select(['a.latency_ms', 'a.response_body']).whereRef('a.delivery_id', '=', 'd.id').orderBy('a.id', 'desc').limit(1).as('last'),
+        (eb) =>
+          eb
+            .selectFrom('webhook_attempts as a')
+            .select(['a.latency_ms', 'a.response_body'])
+            .whereRef('a.delivery_id', '=', 'd.id')
+            .orderBy('a.id', 'desc')
+            .limit(1)
+            .as('last'),
         (join) => join.onTrue(),
       )
-      .select(['d.id', 'd.event_id', 'ev.type', 'd.status', 'd.attempts', 'd.last_status_code', 'd.last_error', 'd.next_attempt_at', 'd.created_at', 'last.latency_ms', 'last.response_body'])
+      .select([
+        'd.id',
+        'd.event_id',
+        'ev.type',
+        'd.status',
+        'd.attempts',
+        'd.last_status_code',
+        'd.last_error',
+        'd.next_attempt_at',
+        'd.created_at',
+        'last.latency_ms',
+        'last.response_body',
+      ])
       .where('d.endpoint_id', '=', endpoint.id)
       .orderBy('d.created_at', 'desc')
       .orderBy('d.id', 'desc')

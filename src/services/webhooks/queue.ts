@@ -29,9 +29,17 @@ export const deliveryId = () => newId('whd');
  * claimed as they are written (as `claim` would: leased, attempt 1) and come back to be sent, which spares each
  * delivery an update and the turn a statement. Answers how many events it read and what it claimed.
  */
-export async function dispatch(db: Kysely<Database>, now: Date, claim = 0, batch = 1000): Promise<{ events: number; deliveries: number; claimed: Claimed[] }> {
+export async function dispatch(
+  db: Kysely<Database>,
+  now: Date,
+  claim = 0,
+  batch = 1000,
+): Promise<{ events: number; deliveries: number; claimed: Claimed[] }> {
   return db.transaction().execute(async (trx) => {
-    const position = await sql<{ tx: string; seq: string }>`select tx::text, seq::text from webhook_dispatch where name = 'events' for update skip locked`.execute(trx);
+    const position = await sql<{
+      tx: string;
+      seq: string;
+    }>`select tx::text, seq::text from webhook_dispatch where name = 'events' for update skip locked`.execute(trx);
     const from = position.rows[0];
     if (!from) return { events: 0, deliveries: 0, claimed: [] };
     const lease = new Date(now.getTime() + LEASE_MS);
@@ -67,7 +75,9 @@ export async function dispatch(db: Kysely<Database>, now: Date, claim = 0, batch
       left join events ev on ev.id = f.event_id
     `.execute(trx);
     const first = result.rows[0]!;
-    const claimed = result.rows.filter((row) => row.id !== null).map(({ events: _events, deliveries: _deliveries, ...delivery }) => delivery);
+    const claimed = result.rows
+      .filter((row) => row.id !== null)
+      .map(({ events: _events, deliveries: _deliveries, ...delivery }) => delivery);
     return { events: first.events, deliveries: first.deliveries, claimed };
   });
 }
@@ -180,10 +190,19 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
   await db.transaction().execute(async (trx) => {
     await recorded.execute(trx);
     if (failing.length > 0) {
-      await trx.updateTable('webhook_endpoints').set({ failing_since: sql`coalesce(failing_since, ${now}::timestamptz)` }).where('id', 'in', failing).execute();
       await trx
         .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_at: now, updated_at: now, disabled_reason: sql`'Disabled automatically: every delivery failed since ' || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'` })
+        .set({ failing_since: sql`coalesce(failing_since, ${now}::timestamptz)` })
+        .where('id', 'in', failing)
+        .execute();
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({
+          enabled: false,
+          disabled_at: now,
+          updated_at: now,
+          disabled_reason: sql`'Disabled automatically: every delivery failed since ' || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'`,
+        })
         .where('id', 'in', failing)
         .where('enabled', '=', true)
         .where('failing_since', '<=', new Date(now.getTime() - FAILING_DISABLES_AFTER_MS))
@@ -192,7 +211,12 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
     if (gone.length > 0) {
       await trx
         .updateTable('webhook_endpoints')
-        .set({ enabled: false, disabled_at: now, updated_at: now, disabled_reason: 'Disabled automatically: the endpoint answered 410 Gone. Enable it again if it is back.' })
+        .set({
+          enabled: false,
+          disabled_at: now,
+          updated_at: now,
+          disabled_reason: 'Disabled automatically: the endpoint answered 410 Gone. Enable it again if it is back.',
+        })
         .where('id', 'in', gone)
         .where('enabled', '=', true)
         .execute();
@@ -207,7 +231,10 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
 export async function prune(db: Kysely<Database>, before: Date, batch = 5000): Promise<number> {
   let total = 0;
   for (let round = 0; round < 100; round++) {
-    const result = await sql`delete from events where id in (select id from events where recorded_at < ${before}::timestamptz limit ${batch})`.execute(db);
+    const result =
+      await sql`delete from events where id in (select id from events where recorded_at < ${before}::timestamptz limit ${batch})`.execute(
+        db,
+      );
     const deleted = Number(result.numAffectedRows ?? 0);
     total += deleted;
     if (deleted < batch) break;

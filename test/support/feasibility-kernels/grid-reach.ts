@@ -21,8 +21,16 @@ export function layoutReach(size: number, taps: number, uCount: number): ReachAr
 }
 
 /** Steps V back by `months` months from its window (`low` up to node `lo`, 1 above node `hi`); returns the new window. */
-export function stepReach(arrays: ReachArrays, uCount: number, size: number, epsilon: number, low: number, lo: number, hi: number,
-  months: number): { lo: number; hi: number } {
+export function stepReach(
+  arrays: ReachArrays,
+  uCount: number,
+  size: number,
+  epsilon: number,
+  low: number,
+  lo: number,
+  hi: number,
+  months: number,
+): { lo: number; hi: number } {
   const { V, W, weights, cell, lagrange } = arrays;
   const taps = weights.length;
   for (let k = 0; k < months; k++) {
@@ -40,8 +48,13 @@ export function stepReach(arrays: ReachArrays, uCount: number, size: number, eps
         break;
       }
       const w = 6 * i;
-      let value = lagrange[w]! * V[c]! + lagrange[w + 1]! * V[c + 1]! + lagrange[w + 2]! * V[c + 2]!
-        + lagrange[w + 3]! * V[c + 3]! + lagrange[w + 4]! * V[c + 4]! + lagrange[w + 5]! * V[c + 5]!;
+      let value =
+        lagrange[w]! * V[c]! +
+        lagrange[w + 1]! * V[c + 1]! +
+        lagrange[w + 2]! * V[c + 2]! +
+        lagrange[w + 3]! * V[c + 3]! +
+        lagrange[w + 4]! * V[c + 4]! +
+        lagrange[w + 5]! * V[c + 5]!;
       value = value < 0 ? 0 : value > 1 ? 1 : value;
       W[i] = value;
     }

@@ -71,8 +71,13 @@ export function stepGrid(grid: SteppedGrid, lo: number, hi: number, months: numb
       if (source[j]! > above) break;
       const u = pad + cell[j]! - 2;
       const w = 12 * (j >> 1) + (j & 1);
-      let value = lagrange[w]! * U[u]! + lagrange[w + 2]! * U[u + 1]! + lagrange[w + 4]! * U[u + 2]!
-        + lagrange[w + 6]! * U[u + 3]! + lagrange[w + 8]! * U[u + 4]! + lagrange[w + 10]! * U[u + 5]!;
+      let value =
+        lagrange[w]! * U[u]! +
+        lagrange[w + 2]! * U[u + 1]! +
+        lagrange[w + 4]! * U[u + 2]! +
+        lagrange[w + 6]! * U[u + 3]! +
+        lagrange[w + 8]! * U[u + 4]! +
+        lagrange[w + 10]! * U[u + 5]!;
       value = value < 0 ? 0 : value > 1 ? 1 : value;
       F[pad + j] = value;
       if (value > epsilon && newLo === size) newLo = j;
