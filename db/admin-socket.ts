@@ -33,15 +33,14 @@ export const adminSocketPath = (dataDir: string) => join(dataDir, 'admin', 'db.s
 
 /** Dates travel tagged, so both ends see Date objects where the database gives them. */
 function encode(value: unknown): string {
-  return JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
     const original = this[key];
     return original instanceof Date ? { $date: original.toISOString() } : typeof v === 'bigint' ? v.toString() : v;
   });
 }
-const decode = (line: string): unknown =>
-  JSON.parse(line, (_k, v) =>
-    v && typeof v === 'object' && typeof v.$date === 'string' && Object.keys(v).length === 1 ? new Date(v.$date) : v,
-  );
+const isTaggedDate = (v: unknown): v is { $date: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { $date?: unknown }).$date === 'string' && Object.keys(v).length === 1;
+const decode = (line: string): unknown => JSON.parse(line, (_k, v: unknown) => (isTaggedDate(v) ? new Date(v.$date) : v));
 
 interface Request {
   sql: string;
@@ -70,7 +69,7 @@ async function session(kysely: Kysely<Database>, socket: Socket): Promise<void> 
             if (verb === 'begin' || verb === 'start') inTransaction = true;
             if (verb === 'commit' || verb === 'rollback' || verb === 'end') inTransaction = false;
             reply = {
-              rows: result.rows as unknown[],
+              rows: result.rows,
               ...(result.numAffectedRows !== undefined ? { numAffectedRows: String(result.numAffectedRows) } : {}),
             };
           } catch (error) {
@@ -141,7 +140,7 @@ class SocketConnection implements DatabaseConnection {
     return { rows: reply.rows as R[], ...(reply.numAffectedRows !== undefined ? { numAffectedRows: BigInt(reply.numAffectedRows) } : {}) };
   }
 
-  // eslint-disable-next-line require-yield
+  // eslint-disable-next-line require-yield -- Kysely's driver interface wants a generator; this one only refuses
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported over the admin socket');
   }

@@ -22,6 +22,9 @@ export function compileAgain(): void {
  * left out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the
  * ones the builder gives directly.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a query compiles the same against any schema's database or transaction
+type AnyDatabase = Kysely<any> | Transaction<any>;
+
 export class CompiledOnce<P extends Record<string, unknown>, R> {
   private compiled: CompiledQuery<R> | undefined;
   private compiledIn = 0;
@@ -30,17 +33,15 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
 
   constructor(
     private readonly names: readonly (keyof P & string)[],
-    private readonly build: (db: Kysely<any> | Transaction<any>, values: P) => Compilable<R>, // eslint-disable-line @typescript-eslint/no-explicit-any
+    private readonly build: (db: AnyDatabase, values: P) => Compilable<R>,
   ) {}
 
-  async execute(db: Kysely<any> | Transaction<any>, values: P): Promise<QueryResult<R>> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  async execute(db: AnyDatabase, values: P): Promise<QueryResult<R>> {
     return db.executeQuery<R>(this.with(db, values));
   }
 
   /** The compiled query with these values in place (what execute runs). */
-  with(db: Kysely<any> | Transaction<any>, values: P): CompiledQuery<R> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  with(db: AnyDatabase, values: P): CompiledQuery<R> {
     const compiled = this.compile(db);
     const parameters = compiled.parameters.map((constant, i) => {
       const name = this.slots[i];
@@ -49,8 +50,7 @@ export class CompiledOnce<P extends Record<string, unknown>, R> {
     return { ...compiled, parameters };
   }
 
-  private compile(db: Kysely<any> | Transaction<any>): CompiledQuery<R> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  private compile(db: AnyDatabase): CompiledQuery<R> {
     if (this.compiled && this.compiledIn === generation) return this.compiled;
     const placeholders = Object.fromEntries(this.names.map((name) => [name, `\u0000placeholder:${name}\u0000`])) as unknown as P;
     const compiled = this.build(db, placeholders).compile();

@@ -95,7 +95,7 @@ export function guardedPool(pool: pg.Pool, options: GuardOptions): PostgresPool 
             },
             (error: unknown) => {
               clearTimeout(timer);
-              reject(broken ?? error);
+              reject(broken ?? (error as Error));
             },
           );
         });

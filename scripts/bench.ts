@@ -4,7 +4,6 @@
 // Writes BENCHMARKS.md (a table, the targets, the machine and date, and the raw JSON); a run of some cases (CASES=…)
 // writes .bench/BENCHMARKS.partial.md instead.
 import { spawn, spawnSync } from 'node:child_process';
-import type { Agent } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -17,7 +16,6 @@ import { approvalsRun, type ApprovalsRun } from './bench/approvals.js';
 import { webhooksRun } from './bench/webhooks.js';
 import {
   benchDatabase,
-  fixedRate,
   loadGenerator,
   request,
   rssMiB,
@@ -79,7 +77,7 @@ function runScript(script: string): Promise<{ stdout: string; status: number | n
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
+      stdout += chunk.toString();
       process.stdout.write(chunk);
     });
     child.once('exit', (status) => resolve({ stdout, status }));

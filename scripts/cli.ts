@@ -254,7 +254,7 @@ main(process.argv.slice(2)).then(
       process.exit(64);
     }
     const known = error instanceof ConfigError || error instanceof ClientInputError || error instanceof DatabaseInUseError;
-    process.stderr.write(known ? `${(error as Error).message}\n` : `Failed: ${(error as Error).message}\n`);
+    process.stderr.write(known ? `${error.message}\n` : `Failed: ${(error as Error).message}\n`);
     process.exit(1);
   },
 );

@@ -94,7 +94,7 @@ rmSync(wasmDir, { recursive: true, force: true });
 
 if (check) {
   const stale = readdirSync(outDir).filter((file) => {
-    let committed = '';
+    let committed;
     try {
       committed = readFileSync(join('generated', file), 'utf8');
     } catch {

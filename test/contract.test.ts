@@ -131,7 +131,7 @@ describe('the contract and the code agree', () => {
             parameter.schema.type === 'integer' && typeof parameter.example === 'string' ? Number(parameter.example) : parameter.example;
           expect(valid(parameter.schema, value), `${where}: ${ajv.errorsText()}`).to.equal(true);
         }
-        for (const [mediaType, content] of Object.entries(resolve(operation.requestBody)?.content ?? {}) as [string, any][]) {
+        for (const [mediaType, content] of Object.entries<any>(resolve(operation.requestBody)?.content ?? {})) {
           const examples =
             content.example !== undefined ? [content.example] : Object.values(content.examples ?? {}).map((e: any) => e.value);
           expect(examples, `${operation.operationId} ${mediaType}`).to.not.be.empty;

@@ -70,7 +70,7 @@ describe('the service process on PostgreSQL', () => {
             if (signalled && response.headers.get('connection') === 'close') closingAfterSignal++;
           } catch (error) {
             if (!signalled) throw error;
-            const code = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) as string;
+            const code = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
             refusedCodes.add(code);
             return;
           }

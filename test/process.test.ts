@@ -229,7 +229,7 @@ describe('starting with a bad environment', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).to.equal(78);
     expect(stderr).to.include('Configuration error: PORT: must be a whole number');

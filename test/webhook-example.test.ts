@@ -50,7 +50,7 @@ describe('the webhook receiver example in the README', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
-      const lines = createInterface({ input: receiver.stdout! });
+      const lines = createInterface({ input: receiver.stdout });
       const first = new Promise<string>((resolve) => lines.once('line', resolve));
       // Approve once the receiver listens (a delivery before that is retried anyway).
       const [order] = await propose(server, account, [{ symbol: 'BND', side: 'buy', quantity: '1' }]);

@@ -83,7 +83,7 @@ export async function startService(databaseUrl: string, env: Record<string, stri
   // keeping the first lines that report a warning, an error or an answer other than 2xx (what a failed case shows).
   const notable: string[] = [];
   const NOTABLE = /"status":[13-5]|"level":[456]0/;
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const text = chunk.toString('latin1');
     if (notable.length >= 20 || !NOTABLE.test(text)) return;
     for (const line of text.split('\n')) if (NOTABLE.test(line) && notable.length < 20) notable.push(line.slice(0, 400));
@@ -132,7 +132,7 @@ export async function startBaseline(kind: 'node' | 'express', body: string, head
   });
   track(child);
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
+    child.stdout.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`baseline exited with ${code}`)));
   });
   return {
@@ -154,7 +154,7 @@ export function cpuMs(pid: number): number {
       return 0;
     }
   };
-  let children: number[] = [];
+  let children: number[];
   try {
     children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
@@ -233,7 +233,7 @@ async function wrk(url: string, connections: number, seconds: number, headers: R
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
-    child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`))));
   });

@@ -3,7 +3,7 @@ import type { AuthorizationError } from '../auth/authorization-error.js';
 import { authorize, type BearerOperationId, type Origin } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { QuotaState } from '../compute/cpu-budget.js';
-import type { CheckedInput, Contract, ContractOperation, OperationInput } from '../contract/operations.js';
+import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
 import type { ProblemError } from '../problems.js';
 import type { FieldProblem } from '../services/errors.js';
 import { Metered } from '../services/goals.js';
@@ -61,7 +61,7 @@ export class Pipeline {
       const read = await call.input();
       const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found });
       const useCase = useCases[call.operationId] as UseCase<K>;
-      attempt = (bound) => this.attempt(() => useCase(bound, actor, input as CheckedInput as unknown as Input<K>), call.log);
+      attempt = (bound) => this.attempt(() => useCase(bound, actor, input as unknown as Input<K>), call.log);
       if (call.key !== undefined && operation.keyed) keyed = { path: read.path ?? {}, body: read.body };
     } catch (error) {
       return { answer: present(this.failed(error, call.log), operation), replayed: false };

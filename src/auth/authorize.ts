@@ -110,7 +110,7 @@ export function authorize<Op extends ActorOperation>(
   if (isDashboardAction(operationId)) {
     throw new AuthorizationError('insufficient_scope', `${operationId} is only available to a signed-in human in the dashboard.`);
   }
-  const sets = requiredScopes(operationId as BearerOperationId, channel);
+  const sets = requiredScopes(operationId, channel);
   if (!sets.some((set) => set.every((scope) => principal.scopes.has(scope)))) {
     const needed = sets[0]!.join(' ');
     throw new AuthorizationError('insufficient_scope', `${operationId} requires the scope "${needed}".`, needed);

@@ -149,7 +149,7 @@ export class TokenService {
       clientId,
       scopes: new Set(scope.split(' ').filter(Boolean)),
       generation: gen,
-      tokenId: jti as string,
+      tokenId: jti,
       expiresAt: exp * 1000,
     };
     if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.delete(this.verified.keys().next().value!);

@@ -58,9 +58,11 @@ export class ComputePool {
       );
     }
     this.admitted++;
-    let outcome: Outcome<ComputeTasks[K]['value']>;
+    type Result = Outcome<ComputeTasks[K]['value']>;
+    let outcome: Result;
     try {
-      outcome = await this.started().run(input, { name: task, signal: AbortSignal.timeout(this.options.deadlineMs) });
+      const signal = AbortSignal.timeout(this.options.deadlineMs);
+      outcome = (await this.started().run(input, { name: task, signal })) as Result;
     } catch (error) {
       if ((error as Error).name === 'AbortError')
         throw new Error(`the ${task} computation was abandoned after ${this.options.deadlineMs} ms`, { cause: error });
@@ -69,7 +71,7 @@ export class ComputePool {
       this.admitted--;
     }
     if (outcome.problem) return { cpuMs: outcome.cpuMs, ok: false, error: received(outcome.problem) };
-    return { cpuMs: outcome.cpuMs, ok: true, value: outcome.value as ComputeTasks[K]['value'] };
+    return { cpuMs: outcome.cpuMs, ok: true, value: outcome.value };
   }
 
   /** Stops the threads (a task still running is abandoned); later tasks are refused with 503. */

@@ -127,9 +127,8 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
   app.get('/challenge', async (req, res, next) => {
     try {
-      const purpose = ['signup', 'login', 'contact'].includes(String(req.query.purpose))
-        ? (req.query.purpose as ChallengePurpose)
-        : undefined;
+      const asked = req.query.purpose;
+      const purpose = typeof asked === 'string' && ['signup', 'login', 'contact'].includes(asked) ? (asked as ChallengePurpose) : undefined;
       res.json(await services.challenges.issue(visitorOf(res).origin, purpose));
     } catch (error) {
       next(error);

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';
@@ -41,7 +41,7 @@ function mutationFields(body: string): number | undefined {
     if (typeof params.query !== 'string') return undefined;
     const document = parseWithinLimits(params.query);
     const operation = getOperationAST(document, typeof params.operationName === 'string' ? params.operationName : undefined);
-    return operation?.operation === 'mutation' ? rootFields(operation.selectionSet, document) : undefined;
+    return operation?.operation === OperationTypeNode.MUTATION ? rootFields(operation.selectionSet, document) : undefined;
   } catch {
     return undefined; // graphql-http answers what is wrong with it
   }

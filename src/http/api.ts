@@ -159,7 +159,7 @@ export async function createApiMiddleware(
     if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
       reply = tokenEndpointReply(reply);
     if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
-      reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
+      reply.body = { ...reply.body, instance: req.path, request_id: state.requestInfo.id };
     }
     sendReply(res, reply);
   };

@@ -133,9 +133,9 @@ export interface ParsableRequest {
  */
 export function parseMatchedRequest(table: RouteTable, request: ParsableRequest, operation: Operation) {
   let requestBody = request.body;
-  if (requestBody && typeof requestBody !== 'object') {
+  if (typeof requestBody === 'string' && requestBody) {
     try {
-      requestBody = JSON.parse(String(requestBody));
+      requestBody = JSON.parse(requestBody);
     } catch {
       // left as it is: validation reports it
     }

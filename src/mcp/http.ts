@@ -15,7 +15,7 @@ const JSON_BODY = { mediaTypes: ['application/json'], isTokenEndpoint: false };
 
 function send(req: Request, res: Response, reply: Reply, state: ApiRequestState): void {
   if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
-    reply.body = { ...(reply.body as object), instance: req.originalUrl.split('?')[0], request_id: state.requestInfo.id };
+    reply.body = { ...reply.body, instance: req.originalUrl.split('?')[0], request_id: state.requestInfo.id };
   }
   sendReply(res, reply);
 }

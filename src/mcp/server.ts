@@ -145,7 +145,7 @@ export class McpCatalogue {
       services,
       { operationId: definition.operationId, channel: 'mcp', principal, origin, log, input: () => ({}) },
       (outcome): Answer => {
-        if (outcome.ok) return { status: 200, body: (definition as ResourceDefinition<BearerOperationId>).contents(outcome.value) };
+        if (outcome.ok) return { status: 200, body: definition.contents(outcome.value) };
         failure = this.problemOf(outcome.problem, caller);
         return { status: failure.status };
       },

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { CompiledOnce } from '../../db/compiled-query.js';
-import type { Database, Order } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { PriceSource } from './market-data.js';
 import { D, dec, roundMoney, roundPrice, type Dec } from './money.js';
 import type { Queryable } from './store.js';

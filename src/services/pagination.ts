@@ -48,7 +48,7 @@ export function toPage<R, T>(rows: R[], limit: number, view: (row: R) => T, keyO
  * per account — starting after the cursor's key, so a page costs the same at any depth.
  */
 export async function keysetPage<R, K extends string | number>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any table or join of the schema; the key column is checked against R
   query: SelectQueryBuilder<Database, any, R>,
   column: keyof R & string,
   kind: 'string' | 'number',

@@ -4,7 +4,7 @@ import { normalizeEmail, passwordProblem } from '../auth/passwords.js';
 import type { SecretHasher } from '../auth/secrets.js';
 import { newId } from '../ids.js';
 import { ProblemError } from '../problems.js';
-import type { ChallengePurpose, ChallengeService } from './challenges.js';
+import type { ChallengeService } from './challenges.js';
 import type { ServiceContext } from './context.js';
 import { invalidField } from './errors.js';
 import type { FailureCounters } from './failures.js';

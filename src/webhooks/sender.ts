@@ -34,7 +34,7 @@ export class WebhookSender {
 
   constructor(
     private readonly allowPrivateNetworks: boolean,
-    resolve: Resolve = dnsLookup as unknown as Resolve,
+    resolve: Resolve = dnsLookup,
     private readonly timeoutMs = TIMEOUT_MS,
   ) {
     this.agents = {

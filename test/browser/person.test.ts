@@ -58,7 +58,7 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     const shown = await page.evaluate(() => {
       const clone = document.body.cloneNode(true) as HTMLElement;
       clone.querySelectorAll('td[data-label="Client ID"], #client-id').forEach((cell) => cell.remove());
-      return clone.innerText + [...clone.querySelectorAll('input')].map((i) => (i as HTMLInputElement).value).join(' ');
+      return clone.innerText + [...clone.querySelectorAll('input')].map((i) => i.value).join(' ');
     });
     expect(shown, `${name} shows no raw client id`).to.not.match(/ias_client_/);
     const n = String(audited.length + 1).padStart(2, '0');
@@ -77,7 +77,7 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) },
       body: json ? JSON.stringify(json) : undefined,
     });
-    return { status: response.status, body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: response.status, body: await response.json() };
   }
   async function token(id: string, secret: string) {
     const response = await fetch(`${api}/oauth/token`, {

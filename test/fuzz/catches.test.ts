@@ -6,7 +6,7 @@ import { waitForOutput } from '../support/process.js';
 import { ContractFuzzer, type Case } from './fuzzer.js';
 import { ServiceWatch, type WatchLimits } from './watch.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const MiB = 2 ** 20;
 

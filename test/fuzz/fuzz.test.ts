@@ -21,7 +21,7 @@ const LIMITS = { deadlineMs: 5_000, rssBytes: 2 ** 30 };
 if (!Number.isInteger(EXAMPLES) || EXAMPLES < 1)
   throw new Error(`FUZZ_EXAMPLES must be a positive integer, not ${process.env.FUZZ_EXAMPLES}`);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** Each operation's (tool's, field's) own seed, so adding one leaves the others' requests as they were. */
 const seedOf = (name: string) => [...name].reduce((hash, c) => (Math.imul(hash, 31) + c.charCodeAt(0)) | 0, SEED);

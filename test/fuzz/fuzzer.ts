@@ -6,7 +6,7 @@ import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-htt
 import { SchemaArbitraries } from './schema-arbitrary.js';
 import { DeadlineMissed, type ServiceWatch } from './watch.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 interface Parameter {
   name: string;

@@ -2,7 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc, { type Arbitrary } from 'fast-check';
 
-type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Schema = Record<string, any>;
 
 /**
  * JSON Schema (the 2020-12 subset openapi.yaml uses) → fast-check arbitraries: `valid` values the schema accepts and
@@ -38,7 +38,7 @@ export class SchemaArbitraries {
       validate = this.ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')));
       this.validators.set(schema, validate);
     }
-    return validate(value) as boolean;
+    return validate(value);
   }
 
   valid(schema: Schema): Arbitrary<unknown> {
@@ -116,7 +116,7 @@ export class SchemaArbitraries {
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     const required = (schema.required ?? []) as string[];
     const model = Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, this.build(s, depth + 1)]));
-    return fc.record(model, { requiredKeys: required.filter((r) => r in properties) }) as Arbitrary<Record<string, unknown>>;
+    return fc.record(model, { requiredKeys: required.filter((r) => r in properties) });
   }
 
   private breaking(raw: Schema, depth: number): Arbitrary<unknown> {

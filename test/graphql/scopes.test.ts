@@ -41,7 +41,7 @@ const rootFields = (
       keyword,
       name: field.name,
       operationId,
-      required: operationScopes[operationId][0][0] as string,
+      required: operationScopes[operationId][0][0],
       text: `${keyword} { ${field.name}${ARGUMENTS[field.name] ?? ''} { __typename } }`,
     };
   }),

@@ -142,7 +142,7 @@ describe('heavy computations on the compute pool (goal feasibility off the event
       const token = await server.token(['read']);
       expect((await server.api.post(path, { token, json: heavy(0) })).status).to.equal(200);
       const principal = await server.services.tokens.authenticate(`Bearer ${token}`);
-      const actor = authorize(principal!, 'evaluateGoalFeasibility', { ip: '127.0.0.1', userAgent: null }, 'rest');
+      const actor = authorize(principal, 'evaluateGoalFeasibility', { ip: '127.0.0.1', userAgent: null }, 'rest');
       await server.running.drain();
       const refused = await server.services.goals.evaluateFeasibility(actor, heavy(1)).then(
         () => undefined,

@@ -130,7 +130,7 @@ describe('the CPU budget of heavy computations: charged per client where it is s
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
       const env = {
-        DATABASE_URL: database.database.url!,
+        DATABASE_URL: database.database.url,
         BASE_URL: database.url,
         REDIS_URL,
         RATE_LIMIT_REDIS_PREFIX: prefix,

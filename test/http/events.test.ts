@@ -200,7 +200,7 @@ describe('events: every change in the transaction that makes it, and a feed at G
     );
     const seen: string[] = [];
     let cursor: string | undefined;
-    let expected: number | undefined;
+    let expected: number | undefined = undefined;
     const reader = (async () => {
       for (let round = 0; round < 100_000; round++) {
         const response = await server.api.get(`/v1/events?limit=5${cursor ? `&cursor=${cursor}` : ''}`, { token: account.token });

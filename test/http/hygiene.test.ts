@@ -2,7 +2,6 @@ import { connect } from 'node:net';
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { createPolicy } from '../support/trading.js';
 
 /** Writes raw bytes to the server and returns what it answered (the socket closes after one answer). */
 function rawExchange(port: number, bytes: string): Promise<string> {

@@ -215,7 +215,7 @@ describe('Idempotency-Key', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'gql-flaky' },
         body: JSON.stringify({ query: 'mutation { generateIdeas(input: { mode: assistant, market: "US" }) { ideas { id } } }' }),
-      }).then(async (r) => ({ replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as any }));
+      }).then(async (r) => ({ replayed: r.headers.get('idempotent-replayed'), body: await r.json() }));
     llm.reply({ status: 500 });
     const failed = await send();
     expect(failed.body.errors?.[0]?.extensions?.code, JSON.stringify(failed.body)).to.equal('ASSISTANT_FAILED');
@@ -320,7 +320,7 @@ describe('Idempotency-Key', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: JSON.stringify({ query, variables }),
-      }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: (await r.json()) as any }));
+      }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: await r.json() }));
     const first = await send({ input }, 'gql-1');
     expect(first.status, JSON.stringify(first.body)).to.equal(200);
     const again = await send({ input }, 'gql-1');

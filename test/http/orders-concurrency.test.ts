@@ -128,7 +128,7 @@ describe('orders under concurrency, and money that never drifts', function () {
         cursor = page.next_cursor;
       } while (cursor);
       const portfolio = (await server.api.get('/v1/portfolio', { token: account.token })).body;
-      expect(dec(portfolio.cash).equals(cash.get('cash')!), `cash ${portfolio.cash} vs ${cash.get('cash')}`).to.equal(true);
+      expect(dec(portfolio.cash).equals(cash.get('cash')!), `cash ${portfolio.cash} vs ${cash.get('cash')?.toString()}`).to.equal(true);
       const expectedHoldings = [...held]
         .filter(([, q]) => !q.isZero())
         .map(([symbol, q]) => [symbol, q.toNumber()])

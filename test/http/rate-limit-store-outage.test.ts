@@ -26,7 +26,7 @@ describe('rate limits with a Redis that hangs or dies', () => {
   const logged: { level: number; msg: string }[] = [];
   const printed: string[] = [];
   const consoleMethods = ['error', 'warn', 'log', 'info'] as const;
-  const originals = consoleMethods.map((name) => console[name]);
+  const originals = consoleMethods.map((name) => console[name].bind(console));
   let token: string;
   let client: { client_id: string; client_secret: string };
 

@@ -248,7 +248,7 @@ describe('rate limits', () => {
       database = await startTestServer();
       if (!database.database.url) this.skip(); // two processes need PostgreSQL
       const env = {
-        DATABASE_URL: database.database.url!,
+        DATABASE_URL: database.database.url,
         BASE_URL: database.url,
         REDIS_URL,
         RATE_LIMIT_REDIS_PREFIX: prefix,

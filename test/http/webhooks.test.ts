@@ -278,7 +278,7 @@ describe('webhooks: instances, restarts and private networks', () => {
         method: body === undefined ? 'GET' : 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
-      }).then((r) => r.json() as Promise<any>);
+      }).then((r) => r.json());
     const disclosure = await call('/v1/disclosures/current');
     await call('/v1/policies', {
       limits: {

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { rpc } from '../support/mcp.js';
 
 const ALL = ['read', 'write', 'trade', 'mcp'];
-const TOOLS = Object.entries(operationScopes).map(([name, sets]) => ({ name, scope: sets[0]![0]! as string }));
+const TOOLS = Object.entries(operationScopes).map(([name, sets]) => ({ name, scope: sets[0][0] }));
 
 /** Every scope rule of the REST suite, through MCP: the tool's own scope and `mcp`, each refused without the other. */
 describe('MCP scopes: each tool needs mcp and the scope of its operation', () => {

@@ -121,7 +121,7 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     expect(page.headers.get('content-security-policy')).to.include("default-src 'self'");
     const html = await page.text();
     expect(html).to.include(`<code>${server.url}/mcp</code>`);
-    for (const [name, tool] of tools) expect(html, name).to.include(`<code>${name}</code>`);
+    for (const [name] of tools) expect(html, name).to.include(`<code>${name}</code>`);
     expect(html).to.match(/<code>approveOrder<\/code>[^<]*<\/dt><dd>scopes <code>trade mcp<\/code> · destructive, idempotent/);
     expect(html).to.include('<code>ias://policies/current</code>');
     expect(html).to.include('a batch (an array) is refused with HTTP 400 and the JSON-RPC error <code>-32600</code>');

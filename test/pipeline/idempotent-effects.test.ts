@@ -48,7 +48,7 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ query: 'mutation($id: ID!) { approveOrder(id: $id) { id status } }', variables: { id } }),
       });
-      const body = (await response.json()) as any;
+      const body = await response.json();
       const error = body.errors?.[0];
       return {
         slug: error ? slugOf(error.extensions.type) : null,

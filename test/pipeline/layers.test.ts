@@ -19,7 +19,7 @@ describe('layers: the service and application layers know no transport', () => {
   let graph: Record<string, string[]>;
   before(async function () {
     this.timeout(60_000);
-    graph = await (await madge(['src', 'handlers', 'db'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', baseDir: '.' })).obj();
+    graph = (await madge(['src', 'handlers', 'db'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', baseDir: '.' })).obj();
   });
 
   /** Every hand-written file `file` imports, directly or through others. */

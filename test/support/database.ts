@@ -76,7 +76,7 @@ function postgresTemplate(admin: pg.Client): Promise<string> {
         }
         await admin.query(`alter database ${building} rename to ${name}`);
         const stale = await admin.query<{ datname: string }>(
-          `select datname from pg_database where datname like 'ias\_template\_%' and datname <> $1`,
+          `select datname from pg_database where datname like 'ias\\_template\\_%' and datname <> $1`,
           [name],
         );
         for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname}`).catch(() => {}); // one in use stays

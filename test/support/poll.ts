@@ -12,7 +12,7 @@ export async function until<T>(
 ): Promise<NonNullable<T>> {
   for (let attempt = 1; ; attempt++) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (attempt >= attempts) throw new Error(`gave up waiting (${attempts} looks, ${intervalMs} ms apart) for ${what}`);
     await delay(intervalMs);
   }

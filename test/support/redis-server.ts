@@ -50,13 +50,13 @@ async function startOwnRedisOn(port: number): Promise<OwnRedis> {
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
       if (/Ready to accept connections/.test(seen)) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        child.stdout.off('data', onData);
+        child.stdout.resume();
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.resume();
+    child.stdout.on('data', onData);
+    child.stderr.resume();
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code} before it was ready: ${seen}`)));
   });

@@ -40,7 +40,7 @@ export class TcpProxy {
       else open();
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server!.address() as { port: number }).port;
+    this.port = (this.server.address() as { port: number }).port;
   }
 
   private track(socket: Socket): void {

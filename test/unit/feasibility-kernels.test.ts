@@ -38,7 +38,7 @@ function randomGrid(random: () => number, maxNodes: number) {
     const s2 = Math.log1p((sigma / (1 + mu)) ** 2);
     const a = (Math.log1p(mu) - s2 / 2) / 12;
     const b = Math.sqrt(s2 / 12);
-    const geometry = gridGeometry(b, 2 + 60 * random(), [1, 2, 4][Math.floor(3 * random())]!);
+    const geometry = gridGeometry(b, 2 + 60 * random(), [1, 2, 4][Math.floor(3 * random())]);
     // A narrow kernel too (under 0.9 steps of sd: hat functions), as the leftover fraction of a year has.
     const kernel =
       random() < 0.2 ? normalKernel((a / geometry.step) * random(), 0.9 * random()) : normalKernel(a / geometry.step, b / geometry.step);

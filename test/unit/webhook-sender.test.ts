@@ -7,7 +7,7 @@ import { Receiver } from '../support/webhook-receiver.js';
 const resolver =
   (table: Record<string, LookupAddress[]>) =>
   (hostname: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) =>
-    table[hostname] ? callback(null, table[hostname]!) : callback(Object.assign(new Error(`no ${hostname}`), { code: 'ENOTFOUND' }), []);
+    table[hostname] ? callback(null, table[hostname]) : callback(Object.assign(new Error(`no ${hostname}`), { code: 'ENOTFOUND' }), []);
 
 describe('webhook sender: every address is checked when the connection is made', () => {
   let receiver: Receiver;

@@ -63,7 +63,7 @@
       try {
         await navigator.clipboard.writeText(field.value);
         status.textContent = 'Copied to the clipboard.';
-      } catch (error) {
+      } catch {
         field.select();
         status.textContent = 'The secret is selected: press Ctrl+C (or ⌘C) to copy it.';
       }

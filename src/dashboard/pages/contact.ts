@@ -39,7 +39,7 @@ export function contactRoutes({ services, contract }: DashboardContext): Router 
   router.post('/contact', async (req: Request, res: Response, next) => {
     const visitor = visitorOf(res);
     const form = req.body as Record<string, unknown>;
-    const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '');
     const body = { name: text('name').trim(), email: text('email').trim(), message: text('message').trim() };
     try {
       contract.validate('sendContactMessage', { body });

@@ -83,7 +83,7 @@ export function ideaRoutes({ services, contract }: DashboardContext): Router {
   ) {
     const visitor = visitorOf(res);
     const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
-    const modes = new Map([[idea.id, idea.mode as string]]);
+    const modes = new Map([[idea.id, idea.mode]]);
     show(res, status, {
       title: `${MODES[idea.mode] ?? idea.mode} idea`,
       error,
@@ -99,7 +99,7 @@ ${batchForms(visitor, idea)}
   router.get('/ideas/:id', requireSession, async (req: Request<{ id: string }>, res: Response) => {
     try {
       contract.validate('getIdea', { path: { id: req.params.id } });
-      await ideaPage(req as unknown as Request, res, 200, req.params.id);
+      await ideaPage(req, res, 200, req.params.id);
     } catch (error) {
       const failed = formError(error);
       if (failed.status >= 500) throw error;
@@ -112,7 +112,8 @@ ${batchForms(visitor, idea)}
     router.post(`/ideas/:id/${batch}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const visitor = visitorOf(res);
       const id = req.params.id;
-      const reason = String((req.body as { reason?: unknown }).reason ?? '').trim();
+      const given = (req.body as { reason?: unknown }).reason;
+      const reason = typeof given === 'string' ? given.trim() : '';
       const tally: Record<string, number> = {};
       let firstError: PageOptions['error'] = null;
       try {
@@ -145,7 +146,7 @@ ${batchForms(visitor, idea)}
       const query = Object.entries(tally)
         .map(([k, n]) => `${k}=${n}`)
         .join('&');
-      if (firstError) return ideaPage(req as unknown as Request, res, 200, id, firstError, batchNotice(tally));
+      if (firstError) return ideaPage(req, res, 200, id, firstError, batchNotice(tally));
       seeOther(res, `/ideas/${id}${query ? `?${query}` : ''}`);
     });
   }

@@ -108,7 +108,7 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
   router.get('/orders/:id', requireSession, async (req: Request<{ id: string }>, res: Response) => {
     try {
       contract.validate('getOrder', { path: { id: req.params.id } });
-      await orderPage(res, 200, req.params.id, { notice: decisionNotice(req as unknown as Request) });
+      await orderPage(res, 200, req.params.id, { notice: decisionNotice(req) });
     } catch (error) {
       const failed = formError(error);
       if (failed.status >= 500) throw error;
@@ -120,8 +120,9 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
     router.post(`/orders/:id/${trigger}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const visitor = visitorOf(res);
       const id = req.params.id;
-      const back = backTo(req as unknown as Request, `/orders/${id}`);
-      const reason = String((req.body as { reason?: unknown }).reason ?? '').trim();
+      const back = backTo(req, `/orders/${id}`);
+      const given = (req.body as { reason?: unknown }).reason;
+      const reason = typeof given === 'string' ? given.trim() : '';
       try {
         let order;
         if (trigger === 'approve') {

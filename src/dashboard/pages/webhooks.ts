@@ -161,7 +161,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     retried: 'Delivery queued to be sent again now.',
   };
   router.get('/developer/webhooks/:id', requireSession, (req: Request<{ id: string }>, res: Response) =>
-    endpointPage(res, req.params.id, NOTICES[String(req.query.done)] ?? null),
+    endpointPage(res, req.params.id, (typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined) ?? null),
   );
   for (const [kind, confirm] of Object.entries(CONFIRM)) {
     router.get(`/developer/webhooks/:id/${kind}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {

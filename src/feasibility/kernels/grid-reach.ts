@@ -43,11 +43,11 @@ export function layoutReach(size: number, taps: number, uCount: number): ReachAr
   const [V, W, weights, cell, lagrange] = wasm.layout(8 * lengths[0]!, 8 * lengths[1]!, 8 * lengths[2]!, 4 * lengths[3]!, 8 * lengths[4]!);
   const buffer = wasm.exports.memory.buffer;
   return {
-    V: new Float64Array(buffer, V!, lengths[0]),
-    W: new Float64Array(buffer, W!, lengths[1]),
-    weights: new Float64Array(buffer, weights!, lengths[2]),
-    cell: new Int32Array(buffer, cell!, lengths[3]),
-    lagrange: new Float64Array(buffer, lagrange!, lengths[4]),
+    V: new Float64Array(buffer, V, lengths[0]),
+    W: new Float64Array(buffer, W, lengths[1]),
+    weights: new Float64Array(buffer, weights, lengths[2]),
+    cell: new Int32Array(buffer, cell, lengths[3]),
+    lagrange: new Float64Array(buffer, lagrange, lengths[4]),
   };
 }
 

@@ -1,4 +1,5 @@
 // Standard normal distribution: Φ and Φ⁻¹ accurate to double precision.
+/* eslint-disable no-loss-of-precision -- the coefficients are written as published (more digits than a double holds); each rounds to its nearest double */
 
 // W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969) 631–638,
 // coefficients as published in netlib SPECFUN (CALERF); relative error below 1e-15 in double precision.

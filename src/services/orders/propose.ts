@@ -102,7 +102,7 @@ export async function storeIdea(
       accountId: idea.accountId,
       type: 'idea.generated',
       at: now,
-      data: ideaView({ ...ideaRow, created_at: now } as Selectable<IdeasTable>, views),
+      data: ideaView({ ...ideaRow, created_at: now }, views),
     },
     ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
   ]);
@@ -122,7 +122,7 @@ export async function storeIdea(
             at: now.toISOString(),
             client_id: idea.clientId,
             actor: actorOf(idea.clientId, idea.actorName),
-            reason: supersededReason(ideaRow.id as string),
+            reason: supersededReason(ideaRow.id),
           },
         ],
         now,
@@ -214,5 +214,5 @@ export async function storeIdea(
     )
     .executeTakeFirstOrThrow();
   const { superseded, ...row } = found;
-  return { row: row as Selectable<IdeasTable>, orders: views, superseded };
+  return { row: row, orders: views, superseded };
 }

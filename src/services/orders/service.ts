@@ -8,7 +8,7 @@ import { NotFoundError } from '../errors.js';
 import { PolicyInvalidError } from '../policy-limits.js';
 import { engage } from '../kill-switch.js';
 import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueAtDayStart } from '../ledger.js';
-import { D, dec, roundMoney } from '../money.js';
+import { dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
 import { invalidState, marketable, record, tradeOf, type Step, type Trigger } from './transitions.js';
 import { lockForApproval, lockOrder } from './trigger-state.js';

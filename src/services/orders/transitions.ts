@@ -211,7 +211,7 @@ function recordQuery(
             .returning('id'),
         ) as unknown as typeof query;
     }
-    return query.selectFrom('moved').selectAll() as never;
+    return query.selectFrom('moved').selectAll();
   });
   compiledRecords.set(shape, compiled);
   return compiled;

@@ -65,7 +65,7 @@ export async function lockOrder(
     .executeTakeFirst();
   if (!found) return undefined;
   const { events, actor_name, ...row } = found;
-  return { row: row as OrderRow, events: (events as EventRow[]).map(eventView), actorName: actor_name };
+  return { row: row, events: (events as EventRow[]).map(eventView), actorName: actor_name };
 }
 
 /** The approval's read, compiled once (db/compiled-query.ts): its shape never changes, only the four values. */
@@ -171,7 +171,7 @@ export async function lockForApproval(
   if (!found) return undefined;
   const { events, policy, positions, today, kill_switch, duplicate, actor_name, ...row } = found;
   return {
-    row: row as OrderRow,
+    row: row,
     events: (events as EventRow[]).map(eventView),
     policy: policy ? storedPolicy(policy as unknown as PolicyRow) : null,
     positions: positions.map((p) => ({

@@ -1,5 +1,4 @@
 import type { components } from '../../../generated/api.js';
-import type { FailedCheck } from '../checks.js';
 import type { ServiceContext } from '../context.js';
 import { GLOBAL_SCOPE } from '../kill-switch.js';
 import { filledNotional, PAPER_CURRENCY, valueAt, type Queryable } from '../ledger.js';
@@ -41,8 +40,8 @@ async function pendingAt(db: Queryable, accountId: string, at: Date): Promise<nu
     .where('o.account_id', '=', accountId)
     .where('o.created_at', '<', at)
     .where('o.expires_at', '>', at)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('order_events as e').select('e.id').whereRef('e.order_id', '=', 'o.id').where('e.to_status', '!=', 'proposed').where('e.at', '<', at))),
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('order_events as e').select('e.id').whereRef('e.order_id', '=', 'o.id').where('e.to_status', '!=', 'proposed').where('e.at', '<', at))),
     )
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -97,7 +96,7 @@ async function decisionsIn(db: Queryable, accountId: string, start: Date, end: D
       decided_by: decider?.actor ?? actorOf(null, null),
       decided_at: iso(e.at),
       reason: e.reason,
-      failed_checks: e.to_status === 'blocked' ? ((e.failed_checks as FailedCheck[] | null) ?? []) : [],
+      failed_checks: e.to_status === 'blocked' ? ((e.failed_checks) ?? []) : [],
     };
   });
 }
