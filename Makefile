@@ -10,7 +10,7 @@ EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/htt
   test/http/drain.test.ts test/http/idempotency.test.ts test/http/rate-limits.test.ts test/http/ideas.test.ts test/http/statements.test.ts \
   test/http/events.test.ts test/http/webhooks.test.ts test/pipeline/idempotency-keys.test.ts
 
-.PHONY: run test install build generate check-generated lint typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
+.PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -31,8 +31,21 @@ generate: install
 check-generated: install
 	node scripts/generate.mjs --check
 
-lint: install
+# The contract (Redocly, recommended-strict and more: redocly.yaml), the code (ESLint with typescript-eslint's type-checked
+# rules: eslint.config.js) and its format (Prettier: .prettierrc.json; `make format` rewrites what the check refuses).
+lint: lint-spec lint-code format-check
+
+lint-spec: install
 	npx redocly lint openapi.yaml
+
+lint-code: install
+	npx eslint .
+
+format-check: install
+	npx prettier --check .
+
+format: install
+	npx prettier --write .
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { handlers, successShapes } from '../handlers/index.js';
 import { useCases } from '../src/application/use-cases.js';
 import { problemTypes } from '../generated/problem-types.js';
+import { anchoredIn, resolved } from '../src/contract/refs.js';
 import { loadDocument } from '../src/document.js';
 import { MARKETS, supportedMarkets } from '../src/services/markets.js';
 import { LIMIT_BOUNDS } from '../src/services/policy-limits.js';
@@ -15,15 +16,7 @@ const operations = Object.values(document.paths as Record<string, Record<string,
     .map(([, operation]) => operation),
 );
 
-function resolve(node: any): any {
-  if (!node?.$ref) return node;
-  return resolve(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((n: any, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], document),
-  );
-}
+const resolve = (node: any): any => resolved(document, node);
 
 describe('the contract and the code agree', () => {
   it('MarketCode lists exactly the supported markets, and admits any other two capitals (answered 422, not 400)', () => {
@@ -119,8 +112,7 @@ describe('the contract and the code agree', () => {
     const ajv = new Ajv2020.default({ strict: false });
     addFormats.default(ajv);
     ajv.addSchema(document, 'doc');
-    const valid = (schema: any, value: unknown) =>
-      ajv.validate(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')), value);
+    const valid = (schema: any, value: unknown) => ajv.validate(anchoredIn(schema, 'doc'), value);
 
     it('every parameter and every request body has an example its own schema accepts', () => {
       for (const operation of operations) {

@@ -1,20 +1,20 @@
 import type Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Document } from 'openapi-backend';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import { createContractAjv } from './ajv.js';
 import { fieldProblemsOf } from './field-problems.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { anchoredIn, resolved, type OpenApiDocument, type Reference, type Schema } from './refs.js';
 
 export interface ContractParameter {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   description: string | undefined;
-  schema: Json;
+  schema: Schema | Reference;
   /** The schema's `type`, its reference followed. */
-  type: unknown;
+  type: Schema['type'];
 }
 
 /** One operation of openapi.yaml as the code needs it: what it takes, who may call it and what it answers. */
@@ -30,11 +30,11 @@ export interface ContractOperation {
   /** Header parameters (Idempotency-Key, X-IAS-Challenge, If-None-Match): HTTP's, whichever channel carries them. */
   headers: ContractParameter[];
   /** The JSON request body's schema (a `$ref` into the document), if the operation takes one. */
-  body: { schema: Json; required: boolean } | undefined;
+  body: { schema: Schema | Reference; required: boolean } | undefined;
   /** Every media type the request body may have (empty when it takes none). */
   mediaTypes: string[];
   /** The first 2xx response with a JSON body: its status and schema (a `$ref` into the document). */
-  success: { status: number; schema: Json } | undefined;
+  success: { status: number; schema: Schema | Reference } | undefined;
   /** Whether a bearer token is required (else the operation is anonymous). */
   bearer: boolean;
   /** Whether it declares the Idempotency-Key header (every POST that takes a bearer token). */
@@ -61,21 +61,17 @@ export interface CheckedInput {
 const DOCUMENT_ID = 'openapi.json';
 const BODY_TYPES = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'];
 
-function deref(document: Json, node: Json): Json {
-  let current = node;
-  while (current && typeof current.$ref === 'string') {
-    const segments = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = segments.reduce((n: Json, key: string) => n[key], document);
-  }
-  return current;
-}
+type Operation = OpenAPIV3_1.OperationObject;
+type RequestBody = OpenAPIV3_1.RequestBodyObject;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** `#/components/...` references made absolute against the document's id, so Ajv resolves them. */
-function absolute(schema: Json): Json {
-  return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, `"$ref":"${DOCUMENT_ID}#/`));
+/** `#/components/...` references made absolute against the document's id in Ajv, so it resolves them. */
+const absolute = <T>(schema: T): T => anchoredIn(schema, DOCUMENT_ID);
+
+/** The JSON (or form) schema of a request body, and that media type. */
+function bodySchemaOf(requestBody: RequestBody | undefined): Schema | Reference | undefined {
+  const type = BODY_TYPES.find((t) => requestBody?.content[t]?.schema);
+  return type ? requestBody!.content[type]!.schema : undefined;
 }
 
 interface Validators {
@@ -101,34 +97,37 @@ export class Contract {
   /** Compiled validators by operationId: for text (REST) and for typed values (the other channels). */
   private readonly validators = { text: new Map<string, Validators>(), typed: new Map<string, Validators>() };
 
+  private readonly doc: OpenApiDocument;
+
   constructor(readonly document: Document) {
-    const doc = document as unknown as Json;
+    const doc = (this.doc = document as OpenApiDocument);
     this.bodyAjv = createContractAjv();
     this.bodyAjv.addSchema(doc, DOCUMENT_ID);
     this.typedAjv = createContractAjv({ useDefaults: true });
     this.typedAjv.addSchema(doc, DOCUMENT_ID);
     this.textAjv = createContractAjv({ useDefaults: true, coerceTypes: true });
     this.textAjv.addSchema(doc, DOCUMENT_ID);
-    for (const [path, item] of Object.entries(doc.paths as Json)) {
-      for (const [method, operation] of Object.entries(item as Json)) {
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const method of METHODS) {
+        const operation: Operation | undefined = item?.[method];
         if (!operation?.operationId) continue;
-        const declared = ((operation.parameters ?? []) as Json[])
-          .map((p) => deref(doc, p))
+        const declared: ContractParameter[] = (operation.parameters ?? [])
+          .map((p) => resolved(doc, p))
           .map((p) => ({
             name: p.name,
-            in: p.in,
+            in: p.in as ContractParameter['in'],
             required: Boolean(p.required),
             description: p.description,
-            schema: p.schema as Json,
-            type: deref(doc, p.schema ?? {}).type,
+            schema: p.schema ?? {},
+            type: resolved<Schema>(doc, p.schema ?? {}).type,
           }));
-        const requestBody = operation.requestBody ? deref(doc, operation.requestBody) : undefined;
-        const bodySchema = requestBody?.content?.['application/json']?.schema as Json | undefined;
-        const successKey = Object.keys(operation.responses ?? {}).find(
-          (s) => /^2\d\d$/.test(s) && deref(doc, operation.responses[s]).content?.['application/json'],
-        );
-        const success = successKey ? deref(doc, operation.responses[successKey]).content['application/json'].schema : undefined;
-        const security = (operation.security ?? doc.security ?? []) as Json[];
+        const requestBody = operation.requestBody ? resolved(doc, operation.requestBody) : undefined;
+        const bodySchema = requestBody?.content['application/json']?.schema;
+        const responses = operation.responses ?? {};
+        const successJson = (status: string) => resolved(doc, responses[status]!).content?.['application/json'];
+        const successKey = Object.keys(responses).find((status) => /^2\d\d$/.test(status) && successJson(status));
+        const success = successKey ? successJson(successKey)!.schema : undefined;
+        const security = operation.security ?? doc.security ?? [];
         const headers = declared.filter((p) => p.in === 'header');
         this.operations.set(operation.operationId, {
           operationId: operation.operationId,
@@ -141,7 +140,7 @@ export class Contract {
           headers,
           body: bodySchema ? { schema: bodySchema, required: Boolean(requestBody?.required) } : undefined,
           mediaTypes: Object.keys(requestBody?.content ?? {}),
-          success: successKey ? { status: Number(successKey), schema: success } : undefined,
+          success: successKey && success ? { status: Number(successKey), schema: success } : undefined,
           bearer: security.some((r) => 'OAuth2' in r) && !security.some((r) => Object.keys(r).length === 0),
           keyed: headers.some((h) => h.name.toLowerCase() === 'idempotency-key'),
         });
@@ -205,11 +204,9 @@ export class Contract {
    */
   private compile(operation: ContractOperation, text: boolean): Validators {
     const ajv = text ? this.textAjv : this.typedAjv;
-    const doc = this.document as unknown as Json;
-    const raw = doc.paths[operation.path][operation.method.toLowerCase()] as Json;
-    const requestBody = raw.requestBody ? deref(doc, raw.requestBody) : undefined;
-    const bodyType = BODY_TYPES.find((type) => requestBody?.content?.[type]?.schema);
-    const bodySchema = bodyType ? (requestBody!.content[bodyType].schema as Json) : undefined;
+    const raw = this.doc.paths![operation.path]![operation.method.toLowerCase() as (typeof METHODS)[number]]!;
+    const requestBody = raw.requestBody ? resolved(this.doc, raw.requestBody) : undefined;
+    const bodySchema = bodySchemaOf(requestBody);
     const body = bodySchema
       ? this.bodyAjv.compile({
           type: 'object',
@@ -217,7 +214,10 @@ export class Contract {
           required: requestBody!.required ? ['requestBody'] : [],
         })
       : undefined;
-    const locations: Record<string, { type: 'object'; properties: Json; required: string[]; additionalProperties: boolean }> = {
+    const locations: Record<
+      string,
+      { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: boolean }
+    > = {
       path: { type: 'object', properties: {}, required: [], additionalProperties: false },
       query: { type: 'object', properties: {}, required: [], additionalProperties: false },
       header: { type: 'object', properties: {}, required: [], additionalProperties: true },
@@ -230,7 +230,7 @@ export class Contract {
       if (parameter.required && (text || parameter.in !== 'header')) target.required.push(name);
     }
     const params = ajv.compile({ type: 'object', properties: locations, required: Object.keys(locations) });
-    return { body, bodyRequired: bodySchema ? ((deref(doc, bodySchema).required ?? []) as string[]) : [], params };
+    return { body, bodyRequired: bodySchema ? (resolved(this.doc, bodySchema).required ?? []) : [], params };
   }
 }
 

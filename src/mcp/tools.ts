@@ -4,9 +4,7 @@ import { requiredScopes, type BearerOperationId } from '../auth/authorize.js';
 import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
 import type { FieldProblem } from '../services/errors.js';
 import { annotationsOf } from './annotations.js';
-import { selfContained } from './schemas.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { selfContained, type JsonSchema } from './schemas.js';
 
 /** One tool per bearer operation of the contract: its MCP listing and how its flat arguments split back. */
 export interface ToolDefinition {
@@ -24,8 +22,8 @@ function describe(operation: ContractOperation, operationId: BearerOperationId):
   return [operation.summary, operation.description.trim(), `Requires the scopes ${scopes}.`].filter(Boolean).join('\n\n');
 }
 
-function inputSchema(operation: ContractOperation, document: Json): Json {
-  const properties: Json = {};
+function inputSchema(operation: ContractOperation, document: object): JsonSchema {
+  const properties: JsonSchema = {};
   const required: string[] = [];
   for (const parameter of operation.parameters) {
     properties[parameter.name] = {
@@ -39,7 +37,7 @@ function inputSchema(operation: ContractOperation, document: Json): Json {
     const body = selfContained(operation.body.schema, document);
     if (body.type !== 'object' || !body.properties)
       throw new Error(`${operation.operationId}: only an object body can be flattened into tool arguments`);
-    for (const [name, member] of Object.entries(body.properties as Json)) {
+    for (const [name, member] of Object.entries(body.properties as JsonSchema)) {
       if (name in properties) throw new Error(`${operation.operationId}: body member "${name}" collides with a parameter of that name`);
       properties[name] = member;
     }
@@ -52,7 +50,7 @@ function inputSchema(operation: ContractOperation, document: Json): Json {
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties };
 }
 
-function outputSchema(operation: ContractOperation, document: Json): Json {
+function outputSchema(operation: ContractOperation, document: object): JsonSchema {
   if (!operation.success) throw new Error(`${operation.operationId}: a tool needs a JSON success response`);
   const schema = selfContained(operation.success.schema, document);
   if (schema.type !== 'object') throw new Error(`${operation.operationId}: MCP output schemas must be objects`);
@@ -61,7 +59,7 @@ function outputSchema(operation: ContractOperation, document: Json): Json {
 
 /** The tools of the contract: name = operationId, texts from the operation, schemas from its parameters, body and success response. */
 export function buildTools(contract: Contract): ToolDefinition[] {
-  const document = contract.document as unknown as Json;
+  const document = contract.document;
   return (Object.keys(operationScopes) as BearerOperationId[]).map((operationId) => {
     const operation = contract.operation(operationId);
     return {

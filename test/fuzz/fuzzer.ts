@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc, { type Arbitrary } from 'fast-check';
+import { resolved } from '../../src/contract/refs.js';
 import { assertConforms } from '../support/conformance.js';
 import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
@@ -85,17 +86,7 @@ function exampleOf(node: Json | undefined): unknown {
   return first?.value;
 }
 
-function deref(document: Json, node: Json): Json {
-  let current = node;
-  while (current && typeof current.$ref === 'string') {
-    const segments = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = segments.reduce((n: Json, key: string) => n[key], document);
-  }
-  return current;
-}
+const deref = (document: Json, node: Json): Json => resolved(document, node);
 
 /**
  * A property-based fuzzer driven by the contract: for every operation it generates requests (valid and invalid
@@ -161,7 +152,8 @@ export class ContractFuzzer {
     const invalid = this.schemas
       .invalid(parameter.schema)
       // On the wire every parameter is text: a number (0) can be a valid value of a string parameter once written.
-      .filter((v) => v !== null && typeof v !== 'object' && !(isString && this.schemas.accepts(parameter.schema, String(v))))
+      .filter((v): v is string | number | boolean | undefined => v === undefined || ['string', 'number', 'boolean'].includes(typeof v))
+      .filter((v) => !(isString && this.schemas.accepts(parameter.schema, String(v))))
       .map((v) => ({ text: String(v), breaks: `${parameter.in} ${parameter.name}` }));
     const arbitraries: Arbitrary<ParameterValue>[] = [valid, valid, invalid];
     if (parameter.in === 'header')

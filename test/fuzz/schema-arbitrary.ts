@@ -1,6 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc, { type Arbitrary } from 'fast-check';
+import { anchoredIn, resolved } from '../../src/contract/refs.js';
 
 type Schema = Record<string, any>;
 
@@ -20,22 +21,14 @@ export class SchemaArbitraries {
   }
 
   private deref(schema: Schema): Schema {
-    let current = schema;
-    while (current && typeof current.$ref === 'string') {
-      const segments = current.$ref
-        .replace(/^#\//, '')
-        .split('/')
-        .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-      current = segments.reduce((n: Schema, key: string) => n[key], this.document);
-    }
-    return current;
+    return resolved(this.document, schema);
   }
 
   /** Whether `value` satisfies `schema` (refs resolved against the document). */
   accepts(schema: Schema, value: unknown): boolean {
     let validate = this.validators.get(schema);
     if (!validate) {
-      validate = this.ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"doc#/')));
+      validate = this.ajv.compile(anchoredIn(schema, 'doc'));
       this.validators.set(schema, validate);
     }
     return validate(value);

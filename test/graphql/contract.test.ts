@@ -18,6 +18,7 @@ import {
 } from 'graphql';
 import { operationScopes } from '../../generated/operation-scopes.js';
 import { Contract } from '../../src/contract/operations.js';
+import { resolved } from '../../src/contract/refs.js';
 import { loadDocument } from '../../src/document.js';
 import { LIMITS } from '../../src/graphql/limits.js';
 import { resolvers } from '../../src/graphql/resolvers.js';
@@ -32,7 +33,7 @@ const schema = createGraphQLSchema();
 const roots = [schema.getQueryType()!, schema.getMutationType()!];
 
 const refName = (node: Json) => (typeof node.$ref === 'string' ? node.$ref.split('/').pop()! : undefined);
-const deref = (node: Json): Json => (refName(node) ? deref(components[refName(node)!]!) : node);
+const deref = (node: Json): Json => resolved(document, node);
 
 /**
  * The one mapping between the contracts: a GraphQL object, union or enum type has the name of its component schema;
@@ -138,7 +139,7 @@ describe('schema.graphql holds to openapi.yaml', () => {
         expect(isNonNullType(field.type), `${where} is nullable: one failing field keeps the others`).to.equal(false);
         expect(getNamedType(field.type).name, `${where} type`).to.equal(refName(operation.success!.schema));
 
-        const parameters = Object.fromEntries(operation.parameters.map((p) => [p.name, p.schema]));
+        const parameters = Object.fromEntries(operation.parameters.map((p) => [p.name, p.schema as Json]));
         const args = field.args.filter((a) => a.name !== 'input');
         expectSameMembers(
           where,

@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { resolved } from '../../src/contract/refs.js';
 import { loadDocument } from '../../src/document.js';
 
 type Json = Record<string, any>;
@@ -26,17 +27,7 @@ function matchPath(path: string): string | undefined {
   return (exact ?? routes.find((r) => r.regex.test(path)))?.template;
 }
 
-function deref(node: Json): Json {
-  let current = node;
-  while (current && typeof current.$ref === 'string') {
-    const pointer = current.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = pointer.reduce((n: Json, key: string) => n[key], document);
-  }
-  return current;
-}
+const deref = (node: Json): Json => resolved(document, node);
 
 const problemSchema = { $ref: 'openapi.json#/components/schemas/Problem' };
 
