@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import express, { type Router } from 'express';
-import { Marked } from 'marked';
 import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
 import { problemTypeUri } from '../application/problems.js';
 import { EncodedBody, sendBody } from './compression.js';
+import { createMarkdown } from './markdown.js';
 import { problemReply, sendReply } from './reply.js';
 
 const require = createRequire(import.meta.url);
@@ -37,8 +37,8 @@ export function escapeHtml(text: string): string {
 }
 
 /** The spec's Markdown descriptions as HTML; raw HTML in them is shown as text, never interpreted. */
-const marked = new Marked({ gfm: true, renderer: { html: ({ text }) => escapeHtml(text) } });
-const markdown = (text: string) => marked.parse(text, { async: false });
+const specMarkdown = createMarkdown();
+const markdown = (text: string) => specMarkdown.render(text);
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
