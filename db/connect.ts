@@ -84,7 +84,7 @@ export interface OpenOptions {
   preparedStatements?: number;
 }
 
-/** How long PostgreSQL may take before a request gives up on it (see the README's configuration). */
+/** How long PostgreSQL may take before a request gives up on it (see docs/configuration.md). */
 export interface DatabaseTimeouts {
   /** To open a connection or wait for a free one in the pool. */
   connectMs: number;

@@ -1,15 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { monteCarlo } from './support/feasibility.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { snippet } from './support/snippets.js';
 
 const run = promisify(execFile);
 
-describe('the partner path in the README', () => {
+describe('the partner path in the REST guide (docs/rest.md)', () => {
   let server: TestServer;
   const dir = mkdtempSync(join(tmpdir(), 'ias-partner-'));
 
@@ -21,12 +22,10 @@ describe('the partner path in the README', () => {
     await server.close();
   });
 
-  it('runs the README’s SDK block as written in an empty folder: install, generate types, type-check, evaluate a goal', async function () {
+  it('runs the guide’s SDK block as written in an empty folder: install, generate types, type-check, evaluate a goal', async function () {
     this.timeout(240_000);
-    const block = /<!-- sdk:start -->\s*```sh\n([\s\S]*?)```\s*<!-- sdk:end -->/.exec(readFileSync('README.md', 'utf8'))?.[1];
-    expect(block, 'README SDK block').to.be.a('string');
     // Only where it runs changes: the folder (a fresh one) and the server's address (`$API`, as the README sets it).
-    const script = block!.replaceAll('../my-partner', join(dir, 'my-partner'));
+    const script = snippet('sdk').text.replaceAll('../my-partner', join(dir, 'my-partner'));
     const client = await server.createClient(['read']);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
       env: {

@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startServiceProcess, type ServiceProcess } from './support/process.js';
+import { markdownFiles, snippet } from './support/snippets.js';
 
 const run = promisify(execFile);
 
-const readme = () => readFileSync('README.md', 'utf8');
-const walkthrough = () => /<!-- walkthrough:start -->\s*```sh\n([\s\S]*?)```\s*<!-- walkthrough:end -->/.exec(readme())?.[1];
-const graphqlBlock = () => /<!-- graphql:start -->\s*```sh\n([\s\S]*?)```\s*<!-- graphql:end -->/.exec(readme())?.[1];
+// The walk-through is README.md's; the GraphQL block continues it from docs/graphql.md.
+const walkthrough = () => snippet('walkthrough').text;
+const graphqlBlock = () => snippet('graphql').text;
 
 /** A README script as a reader runs it: their credentials in the `export` line, and `PORT` in the environment (`$API` follows it). */
 function script(service: ServiceProcess, text: string, secret?: string): [string, { env: NodeJS.ProcessEnv }] {
@@ -27,20 +28,17 @@ describe('the README walk-through', () => {
   });
   after(() => service?.stop());
 
-  it('sets `$API` once from PORT, and every snippet reaches the API through it', () => {
-    const text = readme();
-    expect(text).to.include('API=http://localhost:${PORT:-3000}');
-    const snippets = [...text.matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    for (const snippet of snippets) expect(snippet, snippet).to.not.match(/localhost:3000(?!})/);
+  it('sets `$API` once from PORT, and every snippet of the README and the guides reaches the API through it', () => {
+    expect(readFileSync('README.md', 'utf8')).to.include('API=http://localhost:${PORT:-3000}');
+    for (const file of markdownFiles()) {
+      const snippets = [...readFileSync(file, 'utf8').matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((m) => m[1]!);
+      for (const text of snippets) expect(text, `${file}: ${text}`).to.not.match(/localhost:3000(?!})/);
+    }
   });
 
   it('works as written against a fresh `--demo` server, and the GraphQL block after it on the same server', async function () {
     this.timeout(90_000);
-    const block = walkthrough();
-    const graphql = graphqlBlock();
-    expect(block, 'README walk-through block').to.be.a('string');
-    expect(graphql, 'README GraphQL block').to.be.a('string');
-    const [text, options] = script(service, `${block}\n${graphql}`);
+    const [text, options] = script(service, `${walkthrough()}\n${graphqlBlock()}`);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', text], options);
     const lines = stdout.trim().split('\n');
     expect(lines[0], 'the probability, a number').to.match(/^(0|1|0\.\d+)$/);
@@ -55,7 +53,7 @@ describe('the README walk-through', () => {
 
   it('shows the problem, not a parser error, when a step fails (a wrong secret)', async function () {
     this.timeout(60_000);
-    const [text, options] = script(service, walkthrough()!, 'wrong');
+    const [text, options] = script(service, walkthrough(), 'wrong');
     const failed = await run('bash', ['-euo', 'pipefail', '-c', text], options).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
@@ -67,7 +65,7 @@ describe('the README walk-through', () => {
 
   it('prints a GraphQL `errors` answer and stops, instead of crashing on `data: null`', async function () {
     this.timeout(60_000);
-    const setup = walkthrough()!.slice(0, walkthrough()!.indexOf('\n', walkthrough()!.indexOf('AUTH=')));
+    const setup = walkthrough().slice(0, walkthrough().indexOf('\n', walkthrough().indexOf('AUTH=')));
     const approveUnknown = `curl -sS --fail-with-body $API/graphql -H "$AUTH" -H 'Content-Type: application/json' \\
   -d '{"query": "mutation { approveOrder(id: \\"ord_unknown\\") { status } }"}' | json .data.approveOrder.status`;
     const [text, options] = script(service, `${setup}\n${approveUnknown}`);

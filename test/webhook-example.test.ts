@@ -4,12 +4,13 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { freePort, startTestServer, type TestServer } from './support/server.js';
+import { snippet } from './support/snippets.js';
 import { until } from './support/webhook-receiver.js';
 import { createPolicy, propose } from './support/trading.js';
 
 const run = promisify(execFile);
 
-describe('the webhook receiver example in the README', () => {
+describe('the webhook receiver example in the webhooks guide (docs/webhooks.md)', () => {
   let server: TestServer;
 
   before(async () => {
@@ -17,10 +18,8 @@ describe('the webhook receiver example in the README', () => {
   });
   after(() => server.close());
 
-  it('is the code the README shows', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const shown = /<!-- webhook-receiver:start -->\n```ts\n([\s\S]*?)```\n<!-- webhook-receiver:end -->/.exec(readme)?.[1];
-    expect(shown).to.equal(readFileSync('examples/webhook-receiver.ts', 'utf8'));
+  it('is the code the guide shows', () => {
+    expect(snippet('webhook-receiver').text).to.equal(readFileSync('examples/webhook-receiver.ts', 'utf8'));
   });
 
   it('type-checks, verifies a real delivery with standardwebhooks and prints the filled order once', async () => {

@@ -1,8 +1,7 @@
 // The backward month of the log grid (src/feasibility/laws/log-grid-reach.ts), in AssemblyScript compiled to
 // WebAssembly with 128-bit SIMD (scripts/generate.mjs writes it to generated/grid-reach-wasm.ts). The same arithmetic
 // in the same order as its TypeScript reference (test/support/feasibility-kernels/grid-reach.ts), held to it to the
-// bit by test/unit/feasibility-kernels.test.ts; it saves about a third of the whole domain's CPU p99 (README,
-// Benchmarks).
+// bit by test/unit/feasibility-kernels.test.ts; it saves about a third of the whole domain's CPU p99 (docs/benchmarks.md).
 //
 // V_k(l) is the probability of reaching the target from L_k = l (L = ln(W/c)); a month back,
 //   V_{k−1}(l) = E[V_k(softplus(l + X))]:

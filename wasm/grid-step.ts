@@ -2,7 +2,7 @@
 // WebAssembly with 128-bit SIMD (scripts/generate.mjs writes it to generated/grid-step-wasm.ts). The same
 // arithmetic in the same order as its TypeScript reference (test/support/feasibility-kernels/grid-step.ts), so the
 // results are the same to the bit but for the sign of a zero (test/unit/feasibility-kernels.test.ts); it saves about
-// 60 % of the whole domain's CPU p50 and half its p99 (README, Benchmarks), because two outputs share each instruction
+// 60 % of the whole domain's CPU p50 and half its p99 (docs/benchmarks.md), because two outputs share each instruction
 // and memory access needs no bounds checks.
 //
 // A month is, on the distribution function F of L = ln(W/c), node j at F + 8·(pad + j):

@@ -2,7 +2,7 @@ import { GraphQLError, Kind, parse, validate, type DocumentNode, type GraphQLSch
 import { costRule, type CostModel } from './cost.js';
 import { depthRule } from './depth.js';
 
-/** The abuse limits of /graphql; schema.graphql and the README state the same numbers (a test holds them together). */
+/** The abuse limits of /graphql; schema.graphql and docs/graphql.md state the same numbers (a test holds them together). */
 export const LIMITS = {
   maxDocumentLength: 8192,
   maxDepth: 6,

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import express, { type Router } from 'express';
-import { Marked } from 'marked';
 import { problemTypes, type ProblemSlug } from '../../generated/problem-types.js';
 import { problemTypeUri } from '../application/problems.js';
 import { EncodedBody, sendBody } from './compression.js';
+import { Guides, GUIDES_PATH } from './guides.js';
+import { createMarkdown } from './markdown.js';
 import { problemReply, sendReply } from './reply.js';
 
 const require = createRequire(import.meta.url);
@@ -37,13 +38,15 @@ export function escapeHtml(text: string): string {
 }
 
 /** The spec's Markdown descriptions as HTML; raw HTML in them is shown as text, never interpreted. */
-const marked = new Marked({ gfm: true, renderer: { html: ({ text }) => escapeHtml(text) } });
-const markdown = (text: string) => marked.parse(text, { async: false });
+const specMarkdown = createMarkdown();
+const markdown = (text: string) => specMarkdown.render(text);
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
-code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;margin-top:1rem}a{color:#0b57d0}</style></head>
+code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;margin-top:1rem}a{color:#0b57d0}
+pre{background:#f3f4f6;padding:.75rem;border-radius:6px;overflow-x:auto}pre code{padding:0}
+table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}td code{overflow-wrap:anywhere}</style></head>
 <body>${body}</body></html>`;
 }
 
@@ -68,7 +71,8 @@ const docsHtml = (
 GraphQL: <a href="/graphql"><code>/graphql</code></a> answers the same operations with the same tokens and scopes (each root field names
 its operationId; send <code>Authorization: Bearer</code>, introspection included). Errors of every interface are
 <a href="/problems">problem types</a>. Credentials (client id and secret) are created in the
-<a href="${escapeAttribute(dashboardUrl)}/developer">dashboard</a>, where a person also approves orders and signs policies.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+<a href="${escapeAttribute(dashboardUrl)}/developer">dashboard</a>, where a person also approves orders and signs policies.
+The <a href="${GUIDES_PATH}">guides</a> explain each interface, errors, webhooks, rate limits, configuration and operations.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 // "Try it" calls the origin the page was opened from, whatever BASE_URL says, so the page's CSP (connect-src
 // 'self') never blocks it behind a proxy or under another host name.
@@ -114,6 +118,17 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
     res.setHeader('Content-Type', ASSET_TYPES[extname(file)] ?? 'application/octet-stream');
     asset.send(req, res, 200, { 'Content-Security-Policy': CSP, 'Cache-Control': 'public, max-age=86400' });
   });
+
+  // The guides of docs/ for people, each linking the others; a name that is no guide is 404 like an unknown path.
+  const guides = new Guides();
+  const nav = `<p><a href="/docs">API reference</a> · <a href="${GUIDES_PATH}">Guides</a> · <a href="/problems">Problem types</a></p>`;
+  const guide = (req: express.Request, res: express.Response, name?: string) => {
+    const found = guides.get(name);
+    if (!found) return sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no guide "${name}".`, instance: req.path }));
+    html(res, 200, page(found.title, `${nav}${found.html}`));
+  };
+  router.get(GUIDES_PATH, (req, res) => guide(req, res));
+  router.get(`${GUIDES_PATH}/:name`, (req, res) => guide(req, res, req.params.name));
 
   // Problem types for people (HTML, descriptions rendered from their Markdown) and for programs (JSON), by Accept.
   const problem = (slug: ProblemSlug) => ({
@@ -171,6 +186,7 @@ ${markdown(description)}`,
     if (!wantsJson(req)) return res.redirect(302, '/docs');
     sendJson(res, {
       docs: `${baseUrl}/docs`,
+      guides: `${baseUrl}${GUIDES_PATH}`,
       openapi: `${baseUrl}/openapi.json`,
       problems: `${baseUrl}/problems`,
       graphql: `${baseUrl}/graphql`,

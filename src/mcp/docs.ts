@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { requiredScopes } from '../auth/authorize.js';
 import { escapeHtml, sendPage } from '../http/docs.js';
+import { GUIDES_PATH } from '../http/guides.js';
 import { MCP_PATH } from '../services/oauth.js';
 import { resources } from './resources.js';
 import type { McpCatalogue } from './server.js';
@@ -29,7 +30,7 @@ export function mcpDocsPage(catalogue: McpCatalogue): RequestHandler {
         `<dt>${code(resource.uri)} (${escapeHtml(resource.mimeType ?? '')})</dt><dd>${escapeHtml(resource.description ?? '')}</dd>`,
     )
     .join('');
-  const body = `<p><a href="/docs">API reference</a> · <a href="/problems">Problem types</a></p>
+  const body = `<p><a href="/docs">API reference</a> · <a href="${GUIDES_PATH}/mcp">MCP guide</a> · <a href="/problems">Problem types</a></p>
 <h1>MCP server</h1>
 <p>AI assistants reach the service through the Model Context Protocol (Streamable HTTP, stateless) at ${code(url)}.
 Every request carries ${code('Authorization: Bearer <access token>')}: a client-credentials token from

@@ -105,4 +105,18 @@ describe('interactive docs in a headless browser (GET /docs)', function () {
     expect(await opened.locator('dt code', { hasText: 'approveOrder' }).count()).to.equal(1);
     await opened.close();
   });
+
+  it('links the guides, whose links lead from page to page and heading, under the same CSP', async () => {
+    const origin = new URL(server.url).origin;
+    const errorsBefore = consoleErrors.length;
+    await page.goto(`${origin}/docs`);
+    await page.locator('#other-interfaces a[href="/docs/guides"]').click();
+    await page.locator('h1', { hasText: 'Guides' }).waitFor(WAIT);
+    await page.locator('a', { hasText: 'GraphQL' }).first().click();
+    await page.locator('h1', { hasText: 'GraphQL' }).waitFor(WAIT);
+    await page.locator('a', { hasText: 'Safe retries' }).click();
+    await page.waitForURL(`${origin}/docs/guides/rest#safe-retries-idempotency-key`, WAIT);
+    expect(await page.locator('#safe-retries-idempotency-key').textContent()).to.equal('Safe retries: Idempotency-Key');
+    expect(consoleErrors.slice(errorsBefore), 'console errors (e.g. CSP violations)').to.deep.equal([]);
+  });
 });

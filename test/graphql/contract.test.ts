@@ -198,9 +198,9 @@ describe('schema.graphql holds to openapi.yaml', () => {
     expect(embedded).to.be.greaterThan(5);
   });
 
-  it('schema.graphql and the README state the limits the server enforces', () => {
+  it('schema.graphql and the GraphQL guide state the limits the server enforces', () => {
     const description = schema.description ?? '';
-    const readme = readFileSync('README.md', 'utf8');
+    const guide = readFileSync('docs/graphql.md', 'utf8');
     const stated = [
       `at most ${LIMITS.maxDocumentLength} characters`,
       `at most ${LIMITS.maxDepth} levels`,
@@ -212,7 +212,7 @@ describe('schema.graphql holds to openapi.yaml', () => {
     ];
     for (const text of stated) {
       expect(description, 'schema.graphql').to.include(text);
-      expect(readme, 'README.md').to.include(text);
+      expect(guide, 'docs/graphql.md').to.include(text);
     }
   });
 });

@@ -181,6 +181,8 @@ describe('heavy computations on the compute pool (goal feasibility off the event
         expect(answer.status).to.equal(200);
         expect(await answer.json()).to.deep.equal(JSON.parse(JSON.stringify(evaluateFeasibility(heavy(i)))));
       }
+      // Files it reads beside its code are found from dist/ too: the guides of docs/.
+      expect((await fetch(`${base}/docs/guides/rate-limits`)).status, 'a guide, served by the compiled service').to.equal(200);
       const stopped = waitForOutput(service.child, /"msg":"stopped"/);
       expect(await service.terminate()).to.equal(0);
       await stopped;

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { createMarkdown } from '../../src/http/markdown.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** A GET that shows the bytes on the wire (fetch would decode them). */
@@ -136,6 +137,56 @@ describe('documents, docs and health', () => {
     expect(init).to.include("validatorUrl: 'none'");
   });
 
+  describe('guides', () => {
+    const base = () => `http://127.0.0.1:${server.running.port}`;
+
+    it('GET /docs links the guides: docs/README.md and every page of docs/, whose links to each other and their headings resolve', async () => {
+      expect(await (await fetch(`${base()}/docs`)).text()).to.include('<a href="/docs/guides">guides</a>');
+      const pages = readdirSync('docs')
+        .filter((file) => file.endsWith('.md') && file !== 'README.md')
+        .map((file) => `/docs/guides/${file.slice(0, -3)}`);
+      // Every page reachable from the index, each fetched once; every link between them names a heading of its target.
+      const served = new Map<string, string>();
+      const links: string[] = [];
+      const queue = ['/docs/guides'];
+      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+        if (served.has(path)) continue;
+        const response = await fetch(`${base()}${path}`);
+        expect(response.status, path).to.equal(200);
+        expect(response.headers.get('content-type'), path).to.match(/^text\/html/);
+        expect(response.headers.get('content-security-policy'), path).to.include("default-src 'self'");
+        const html = await response.text();
+        served.set(path, html);
+        expect(html, `${path}: a Markdown file's link left as is, or a snippet marker shown`).to.not.match(/href="[^"]*\.md\b|&lt;!--/);
+        for (const [, href] of html.matchAll(/href="(\/docs\/guides[^"]*)"/g)) {
+          links.push(`${path} → ${href}`);
+          queue.push(href!.split('#')[0]!);
+        }
+      }
+      expect([...served.keys()]).to.have.members(['/docs/guides', '/docs/guides/overview', ...pages]);
+      for (const link of links) {
+        const [, anchor] = link.split('#');
+        if (anchor) expect(served.get(link.split(' → ')[1]!.split('#')[0]!), link).to.include(`id="${anchor}"`);
+      }
+      expect(links).to.include('/docs/guides/graphql → /docs/guides/rest#safe-retries-idempotency-key');
+      expect(served.get('/docs/guides/overview')).to.include('<h2 id="walk-through-curl">');
+    });
+
+    it('answers 404 for a name that is no guide', async () => {
+      for (const path of ['/docs/guides/nothing', '/docs/guides/README', '/docs/guides/..%2FREADME']) {
+        const response = await fetch(`${base()}${path}`);
+        expect(response.status, path).to.equal(404);
+        expect(response.headers.get('content-type'), path).to.match(/^application\/problem\+json/);
+      }
+    });
+
+    it('renders Markdown with raw HTML shown as text, as the problem types are', () => {
+      expect(createMarkdown().render('A <script>alert(1)</script> <b>bold</b> claim')).to.equal(
+        '<p>A &lt;script&gt;alert(1)&lt;/script&gt; &lt;b&gt;bold&lt;/b&gt; claim</p>\n',
+      );
+    });
+  });
+
   it('GET /healthz answers while the process lives and GET /readyz once it can serve', async () => {
     expect((await server.api.get('/healthz')).body).to.deep.equal({ status: 'ok' });
     const ready = await server.api.get('/readyz');
@@ -184,6 +235,7 @@ describe('documents, docs and health', () => {
       const index = (await (await fetch(`${base()}/`, { headers: { accept: 'application/json' } })).json()) as Record<string, string>;
       expect(index).to.include({
         docs: 'https://api.example.test/docs',
+        guides: 'https://api.example.test/docs/guides',
         openapi: 'https://api.example.test/openapi.json',
         graphql: 'https://api.example.test/graphql',
         mcp: 'https://api.example.test/mcp',

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
 
-describe('the assistant example in the README', () => {
+describe('the assistant example in the MCP guide (docs/mcp.md)', () => {
   let server: TestServer;
 
   before(async () => {
