@@ -31,6 +31,7 @@ generate: install
 check-generated: install
 	node scripts/generate.mjs --check
 
+# The contract's lint: openapi.yaml and, through its $refs, every file under openapi/ (redocly.yaml).
 lint: install
 	npx redocly lint openapi.yaml
 
