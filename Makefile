@@ -31,7 +31,7 @@ generate: install
 check-generated: install
 	node scripts/generate.mjs --check
 
-# The contract (Redocly, recommended-strict and more: redocly.yaml), the code (ESLint with typescript-eslint's type-checked
+# The contract (Redocly over openapi.yaml and, through its $refs, every file under openapi/: redocly.yaml), the code (ESLint with typescript-eslint's type-checked
 # rules: eslint.config.js) and its format (Prettier: .prettierrc.json; `make format` rewrites what the check refuses).
 lint: lint-spec lint-code format-check
 

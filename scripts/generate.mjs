@@ -1,6 +1,7 @@
-// Derives everything in generated/ from openapi.yaml (the GraphQL resolver types from schema.graphql, the
-// feasibility computation's WebAssembly from wasm/). `--check` regenerates into a temporary folder and fails when
-// generated/ differs, so CI catches a spec edit whose derived code was not regenerated and committed.
+// Derives everything in generated/ from openapi.yaml and the files under openapi/ it refers to (the GraphQL resolver
+// types from schema.graphql, the feasibility computation's WebAssembly from wasm/). `--check` regenerates into a
+// temporary folder and fails when generated/ differs, so CI catches a spec edit whose derived code was not regenerated
+// and committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ mkdirSync(outDir, { recursive: true });
 const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
 const bin = (name) => join('node_modules', '.bin', name);
 
+// One document from the root's index and its files: each component keeps the name and the place the index gives it.
 execFileSync(bin('redocly'), ['bundle', 'openapi.yaml', '--ext', 'json', '-o', join(outDir, 'openapi.json')], {
   env,
   stdio: ['ignore', 'ignore', 'inherit'],
@@ -26,7 +28,8 @@ execFileSync(bin('openapi-typescript'), [join(outDir, 'openapi.json'), '-o', joi
 });
 
 const problemTypes = document['x-problem-types'];
-if (!Array.isArray(problemTypes) || problemTypes.length === 0) throw new Error('openapi.yaml declares no x-problem-types');
+if (!Array.isArray(problemTypes) || problemTypes.length === 0)
+  throw new Error('the contract declares no x-problem-types (openapi/problem-types.yaml)');
 const entries = problemTypes
   .map(
     ({ slug, status, title, description, uri }) =>
@@ -107,5 +110,5 @@ if (check) {
     console.error(`generated/ is stale (${stale.join(', ')}): run \`npm run generate\` and commit the result.`);
     process.exit(1);
   }
-  console.log('generated/ is in sync with openapi.yaml, schema.graphql and wasm/');
+  console.log('generated/ is in sync with openapi.yaml and openapi/, schema.graphql and wasm/');
 }

@@ -4,10 +4,11 @@ export type { ProblemSlug };
 
 /**
  * A refusal the caller can act on, in the contract's vocabulary: its kind (`slug`, a problem type declared in
- * openapi.yaml, so an undeclared one does not compile), a message (`detail`) and structured facts (`extensions`:
- * the failed checks, the conflicting state, the supported markets…), and when a retry may succeed (`retryAfterMs`).
- * Use cases throw it; it knows no transport: each adapter renders it once — REST as the type's status, headers and
- * a problem document, GraphQL as an error with the problem in `extensions`, MCP as an `isError` result.
+ * openapi/problem-types.yaml, so an undeclared one does not compile), a message (`detail`) and structured facts
+ * (`extensions`: the failed checks, the conflicting state, the supported markets…), and when a retry may succeed
+ * (`retryAfterMs`). Use cases throw it; it knows no transport: each adapter renders it once — REST as the type's
+ * status, headers and a problem document, GraphQL as an error with the problem in `extensions`, MCP as an `isError`
+ * result.
  */
 export class ProblemError extends Error {
   constructor(

@@ -1,5 +1,6 @@
-// Goal-feasibility requests drawn from the whole accepted domain (openapi.yaml's GoalFeasibilityRequest), seeded, and
-// every corner of it: what the feasibility benchmarks measure, in-process (bench-feasibility.ts) and over HTTP.
+// Goal-feasibility requests drawn from the whole accepted domain (GoalFeasibilityRequest in
+// openapi/components/schemas/goals.yaml), seeded, and every corner of it: what the feasibility benchmarks measure,
+// in-process (bench-feasibility.ts) and over HTTP.
 import type { FeasibilityInput } from '../../src/services/feasibility.js';
 
 /** A seeded generator (a linear congruential one: the same requests on every run and machine). */

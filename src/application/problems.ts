@@ -9,7 +9,10 @@ export interface ProblemDocument {
   [extension: string]: unknown;
 }
 
-/** The status a problem type declares in openapi.yaml (REST's HTTP status; `status` in every channel's document). */
+/**
+ * The status a problem type declares in openapi/problem-types.yaml (REST's HTTP status; `status` in every channel's
+ * document).
+ */
 export function statusOf(slug: ProblemSlug): number {
   return problemTypes[slug].status;
 }

@@ -13,7 +13,7 @@ const SUGGESTION_TYPES = {
   monthly_contribution_needed: 'MonthlyContributionNeededSuggestion',
 } as const;
 
-/** The GraphQL object type of each event type (openapi.yaml's Event discriminator). */
+/** The GraphQL object type of each event type (the `Event` discriminator, openapi/components/schemas/events.yaml). */
 const EVENT_TYPES: Record<string, string> = {
   'order.proposed': 'OrderProposedEvent',
   'order.submitted': 'OrderSubmittedEvent',

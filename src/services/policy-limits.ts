@@ -2,9 +2,10 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { ProblemError } from '../problems.js';
 
 /**
- * The bounds of the numeric limits, as `PolicyLimits` in openapi.yaml declares them (test/contract.test.ts holds
- * the two together). Requests are held to them by the schema; stored versions are held to them when read, because
- * a version stored before they existed may hold anything the old schema let through — `1e400` was stored as null.
+ * The bounds of the numeric limits, as `PolicyLimits` (openapi/components/schemas/policies.yaml) declares them
+ * (test/contract.test.ts holds the two together). Requests are held to them by the schema; stored versions are held
+ * to them when read, because a version stored before they existed may hold anything the old schema let through —
+ * `1e400` was stored as null.
  */
 export const LIMIT_BOUNDS = {
   max_order_notional: { minimum: 0.01, maximum: 1e12 },

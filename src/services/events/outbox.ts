@@ -3,7 +3,7 @@ import type { EventsTable } from '../../../db/schema.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../store.js';
 
-/** Every type of event the feed and webhooks carry (openapi.yaml: the `webhooks` and `EventType`). */
+/** Every type of event the feed and webhooks carry (the `webhooks` in openapi/webhooks/, `EventTypeQuery`). */
 export const EVENT_TYPES = [
   'order.proposed',
   'order.submitted',
