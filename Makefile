@@ -31,8 +31,9 @@ generate: install
 check-generated: install
 	node scripts/generate.mjs --check
 
-# The contract (Redocly over openapi.yaml and, through its $refs, every file under openapi/: redocly.yaml), the code (ESLint with typescript-eslint's type-checked
-# rules: eslint.config.js) and its format (Prettier: .prettierrc.json; `make format` rewrites what the check refuses).
+# The contract (Redocly over openapi.yaml and, through its $refs, every file under openapi/: redocly.yaml), the code
+# (ESLint with typescript-eslint's type-checked rules: eslint.config.js) and its format (Prettier: .prettierrc.json;
+# `make format` rewrites what the check refuses).
 lint: lint-spec lint-code format-check
 
 lint-spec: install
@@ -65,7 +66,7 @@ test-stores: install
 	@node scripts/test-stores.mjs
 
 test-all: install
-	npx mocha
+	npx mocha 'test/**/*.test.ts'
 
 test-embedded: install
 	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
