@@ -4,8 +4,9 @@ import { html, type Html } from './html.js';
 type EventActor = components['schemas']['EventActor'];
 
 /** Amounts in the account's currency with its symbol and thousands separators (Intl; en-US layout). */
-export function moneyFormat(currency: string): (amount: number) => string {
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code' });
+export function moneyFormat(currency: string, options: { whole?: boolean } = {}): (amount: number) => string {
+  const digits = options.whole ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {};
+  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code', ...digits });
   return (amount) => format.format(amount).replace(/\u00a0/g, ' ');
 }
 

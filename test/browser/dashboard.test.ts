@@ -4,6 +4,7 @@ import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, launchChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { expectReadableValueChart } from '../support/value-chart.js';
 
 /** Debian's Chromium; CI installs it when missing. No browser is ever downloaded. */
 /** Screenshots for a reviewer to look at; git-ignored. */
@@ -106,6 +107,8 @@ describe('the dashboard in a headless browser', function () {
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${dashboard}/overview`, WAIT);
     await audit('overview-empty');
+    // A new account's value is flat: drawn at its height above zero, its labels apart, at both widths.
+    await expectReadableValueChart(page, `${SCREENSHOTS}/value-chart-flat`, { flat: true });
 
     // Developer → Create client (read + trade): the secret is shown once, in a field labelled "Client secret".
     await page.getByRole('link', { name: 'Developer' }).click();
@@ -189,6 +192,7 @@ describe('the dashboard in a headless browser', function () {
     expect(await page.getByRole('table', { name: /Orders \(newest first\)/ }).textContent()).to.include('filled');
     await page.getByRole('link', { name: 'Overview' }).click();
     await audit('overview');
+    await expectReadableValueChart(page, `${SCREENSHOTS}/value-chart`, { flat: false });
 
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${dashboard}/login?ended=1`, WAIT);

@@ -59,7 +59,7 @@ export function overviewRoutes({ services }: DashboardContext): Router {
 <tbody>${portfolio.holdings.map((h) => html`<tr><td data-label="Symbol">${h.symbol}</td><td data-label="Quantity">${quantity(h.quantity)}</td><td data-label="Average cost">${money(h.average_cost)}</td><td data-label="Last price">${money(h.last_price)}</td><td data-label="Market value">${money(h.market_value)}</td><td data-label="Unrealised P&amp;L">${money(h.unrealized_pnl)}</td><td data-label="Weight">${percent(h.weight)}</td></tr>`)}</tbody></table>`
         : html`<p>No holdings yet: everything is in cash.</p>`
     }</section>
-<section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>${valueChart(history, money)}</section>
+<section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>${valueChart(history, money, moneyFormat(portfolio.currency, { whole: true }))}</section>
 <section aria-labelledby="today-heading"><h2 id="today-heading">Today</h2>${todays.length ? html`<p>${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${money(traded)} traded.</p>` : html`<p>No order activity today.</p>`}</section>
 <section aria-labelledby="pending-heading"><h2 id="pending-heading">Awaiting your decision</h2>${pending.data.length ? html`${ordersTable(visitor, pending.data, { caption: 'Proposed orders (newest first)', back: '/overview', modes })}<p><a href="/orders?status=proposed">All proposed orders</a> · <a href="/ideas">Ideas and their reasons</a></p>` : html`<p>Nothing waits for you. When an API client generates ideas, their orders appear here for you to approve or reject.</p>`}</section>`;
     sendPage(res, 200, page({ title: 'Overview', visitor, section: '/overview', body }));
