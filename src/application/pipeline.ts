@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuthorizationError } from '../auth/authorization-error.js';
-import { authorize, type BearerOperationId, type Origin } from '../auth/authorize.js';
-import type { Principal } from '../auth/principal.js';
+import { authorizeCaller, type BearerOperationId, type Caller, type Origin } from '../auth/authorize.js';
 import type { QuotaState } from '../compute/cpu-budget.js';
 import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
 import type { ProblemError } from '../problems.js';
@@ -9,16 +8,19 @@ import type { FieldProblem } from '../services/errors.js';
 import { Metered } from '../services/goals.js';
 import type { Services } from '../services/index.js';
 import { effects } from './effects.js';
-import { classifyAndLog, type Channel } from './failures.js';
+import { classifyAndLog } from './failures.js';
 import { fingerprintOf, type Answer, type Answered, type IdempotencyKeys } from './idempotency.js';
 import { useCases, type Input, type Success, type UseCase } from './use-cases.js';
 
-/** One call of a bearer operation, as a channel hands it over. */
-export interface OperationCall<K extends BearerOperationId> {
+/**
+ * One call of a bearer operation, as a channel hands it over: the channel and the caller it authenticated (a bearer
+ * token's client over REST, GraphQL and MCP, a signed-in human in the dashboard; null without one: refused as
+ * unauthorized).
+ */
+export type OperationCall<K extends BearerOperationId> = Caller & CallOf<K>;
+
+interface CallOf<K extends BearerOperationId> {
   operationId: K;
-  channel: Channel;
-  /** The caller the channel authenticated (null without a token: refused as unauthorized). */
-  principal: Principal | null;
   origin: Origin;
   log: Logger;
   /**
@@ -57,7 +59,7 @@ export class Pipeline {
     let attempt: (bound: Services) => Promise<Outcome<K>>;
     let keyed: { path: Record<string, unknown>; body: unknown } | undefined;
     try {
-      const actor = authorize(call.principal, call.operationId, call.origin, call.channel);
+      const actor = authorizeCaller(call, call.operationId, call.origin);
       const read = await call.input();
       const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found });
       const useCase = useCases[call.operationId] as UseCase<K>;
