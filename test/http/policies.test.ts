@@ -170,21 +170,6 @@ describe('disclosures and investment policies', () => {
       });
     }
 
-    it('POST /v1/policies with a signature that is not a full name returns 400 naming /consent/signer_name, and stores nothing', async () => {
-      const token = await server.token(['read', 'trade']);
-      for (const signer_name of ['Ada', 'A 1', '  Lovelace  ']) {
-        const response = await create(
-          token,
-          policyBody({ consent: { disclosure_version: disclosureVersion, accepted: true, signer_name } }),
-        );
-        expect(response.status, signer_name).to.equal(400);
-        expect(response.body.errors).to.deep.equal([
-          { pointer: '/consent/signer_name', detail: 'must be a full name, first and last (at least two words)' },
-        ]);
-      }
-      await expectNothingStored(token);
-    });
-
     it('names the current disclosure version when consent is outdated', async () => {
       const token = await server.token(['trade']);
       const response = await create(token, policyBody({ consent: { disclosure_version: '2020-01-01', accepted: true, signer_name: 'A' } }));
@@ -257,17 +242,6 @@ describe('disclosures and investment policies', () => {
     it('states the sum of the weights in the detail, as a fraction and in percent', async () => {
       const response = await create(await server.token(['trade']), policyBody({ target_allocation: [{ symbol: 'VTI', weight: 0.5 }] }));
       expect(response.body.detail).to.equal('Target weights sum to 0.5 (50 %); they must sum to 1 (100 %), within 1e-9.');
-    });
-
-    it('accepts weights that sum to 1 within 1e-9 and refuses a sum just outside it', async () => {
-      const third = { symbol: 'VTI', weight: 0.333333333333 };
-      const within = [third, { ...third, symbol: 'BND' }, { ...third, symbol: 'GLD' }];
-      expect((await create(await server.token(['trade']), policyBody({ target_allocation: within }))).status).to.equal(201);
-      const outside = [
-        { symbol: 'VTI', weight: 0.5 },
-        { symbol: 'BND', weight: 0.499999998 },
-      ];
-      expect((await create(await server.token(['trade']), policyBody({ target_allocation: outside }))).status).to.equal(422);
     });
 
     it('lists each unknown symbol in unknown_symbols', async () => {
