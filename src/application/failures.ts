@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
 import { AuthorizationError } from '../auth/authorization-error.js';
+import type { Channel } from '../auth/authorize.js';
 import { escapePointer } from '../contract/ajv.js';
 import type { ContractOperation } from '../contract/operations.js';
 import { ProblemError } from '../problems.js';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import { problemDocument, type ProblemDocument } from './problems.js';
-
-/** The channels that run the operations of the contract. */
-export type Channel = 'rest' | 'graphql' | 'mcp';
 
 /** What a failure means to a client, whatever channel it came through, and how loudly to log it. */
 export interface Classified {
@@ -98,8 +96,9 @@ function locationOf(problem: FieldProblem, operation: ContractOperation | undefi
 }
 
 /**
- * An invalid field as a JSON pointer into what the channel's caller sent. REST points into the request: a parameter
- * at `/query/limit`, `/path/id`, a body member at `/limits/max_order_notional`. GraphQL into the field's
+ * An invalid field as a JSON pointer into what the channel's caller sent. REST and the dashboard point into the
+ * request as the contract splits it: a parameter at `/query/limit`, `/path/id`, a body member at
+ * `/limits/max_order_notional` (the dashboard then names the form's field for it). GraphQL into the field's
  * arguments: `/limit`, `/input/limits/max_order_notional`. MCP into the tool's arguments: `/limit`,
  * `/limits/max_order_notional`. A header is `/header/idempotency-key` everywhere (it is HTTP's on every channel).
  */
@@ -110,7 +109,7 @@ export function pointerOf(problem: FieldProblem, operation: ContractOperation | 
     return channel === 'graphql' ? `/input${inside}` : inside;
   }
   const name = `/${escapePointer(problem.field)}`;
-  return channel === 'rest' || location === 'header' ? `/${location}${name}` : name;
+  return channel === 'rest' || channel === 'dashboard' || location === 'header' ? `/${location}${name}` : name;
 }
 
 /** A problem as the document every channel carries, its invalid fields (if any) pointing into that channel's input. */

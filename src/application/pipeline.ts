@@ -1,24 +1,49 @@
 import type { Logger } from 'pino';
 import type { AuthorizationError } from '../auth/authorization-error.js';
-import { authorize, type BearerOperationId, type Origin } from '../auth/authorize.js';
-import type { Principal } from '../auth/principal.js';
+import {
+  authorize,
+  authorizeCaller,
+  type ActorOperation,
+  type BearerOperationId,
+  type Caller,
+  type HumanPrincipal,
+  type Origin,
+} from '../auth/authorize.js';
 import type { QuotaState } from '../compute/cpu-budget.js';
 import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
 import type { ProblemError } from '../problems.js';
 import type { FieldProblem } from '../services/errors.js';
 import { Metered } from '../services/goals.js';
 import type { Services } from '../services/index.js';
+import {
+  dashboardActions,
+  type ActionInput,
+  type ActionValue,
+  type DashboardActionName,
+  type DashboardUseCase,
+} from './dashboard-actions.js';
 import { effects } from './effects.js';
-import { classifyAndLog, type Channel } from './failures.js';
+import { classifyAndLog } from './failures.js';
 import { fingerprintOf, type Answer, type Answered, type IdempotencyKeys } from './idempotency.js';
+import {
+  checkAnonymous,
+  personUseCases,
+  type PersonCaller,
+  type PersonOperationId,
+  type PersonUseCase,
+  type PersonValue,
+} from './people.js';
 import { useCases, type Input, type Success, type UseCase } from './use-cases.js';
 
-/** One call of a bearer operation, as a channel hands it over. */
-export interface OperationCall<K extends BearerOperationId> {
+/**
+ * One call of a bearer operation, as a channel hands it over: the channel and the caller it authenticated (a bearer
+ * token's client over REST, GraphQL and MCP, a signed-in human in the dashboard; null without one: refused as
+ * unauthorized).
+ */
+export type OperationCall<K extends BearerOperationId> = Caller & CallOf<K>;
+
+interface CallOf<K extends BearerOperationId> {
   operationId: K;
-  channel: Channel;
-  /** The caller the channel authenticated (null without a token: refused as unauthorized). */
-  principal: Principal | null;
   origin: Origin;
   log: Logger;
   /**
@@ -34,17 +59,36 @@ export interface OperationCall<K extends BearerOperationId> {
 }
 
 /** How a call ended, before any channel's shape. */
-export type Outcome<K extends BearerOperationId> =
-  { ok: true; value: Success<K>; quota?: QuotaState } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
+export type Result<V> =
+  { ok: true; value: V; quota?: QuotaState } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
+export type Outcome<K extends BearerOperationId> = Result<Success<K>>;
+type Failed = Extract<Result<unknown>, { ok: false }>;
 
 /** A channel's shape for an outcome: what it sends, and what a key stores and replays. */
 export type Present<K extends BearerOperationId> = (outcome: Outcome<K>, operation: ContractOperation) => Answer;
 
+/** A dashboard action as the dashboard hands it over: the signed-in human, the action, its input. */
+export interface ActionCall<A extends DashboardActionName> {
+  action: A;
+  principal: HumanPrincipal | null;
+  origin: Origin;
+  log: Logger;
+  input: ActionInput<A>;
+}
+
+/** An anonymous operation of a person as a channel hands it over (no principal: anyone may call it). */
+export interface PersonCall<K extends PersonOperationId> extends PersonCaller {
+  operationId: K;
+  log: Logger;
+  input: OperationInput;
+}
+
 /**
- * The one pipeline every channel runs a bearer operation through: authorize (the scopes openapi.yaml declares, per
- * channel), read and validate the input against the contract, the Idempotency-Key, the use case of the operation
- * (`useCases`), and the classification of any failure. A channel translates its own shapes in (the call) and out
- * (`present`); no rule or guarantee lives in a channel.
+ * The one pipeline every channel — REST, GraphQL, MCP and the dashboard — runs a bearer operation through: authorize
+ * (the scopes openapi.yaml declares, per channel), read and validate the input against the contract, the
+ * Idempotency-Key, the use case of the operation (`useCases`), and the classification of any failure. The dashboard's
+ * own actions (`act`) and a person's anonymous operations (`runAnonymous`) take the same steps that apply to them. A
+ * channel translates its own shapes in (the call) and out (`present`); no rule or guarantee lives in a channel.
  */
 export class Pipeline {
   constructor(
@@ -57,7 +101,7 @@ export class Pipeline {
     let attempt: (bound: Services) => Promise<Outcome<K>>;
     let keyed: { path: Record<string, unknown>; body: unknown } | undefined;
     try {
-      const actor = authorize(call.principal, call.operationId, call.origin, call.channel);
+      const actor = authorizeCaller(call, call.operationId, call.origin);
       const read = await call.input();
       const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found });
       const useCase = useCases[call.operationId] as UseCase<K>;
@@ -86,16 +130,55 @@ export class Pipeline {
     }
   }
 
-  private async attempt<K extends BearerOperationId>(run: () => ReturnType<UseCase<K>>, log: Logger): Promise<Outcome<K>> {
+  /**
+   * A dashboard action (no operation of the contract: `dashboardActions`), through the same steps: authorize (the
+   * dashboard channel only: no API token reaches one), the action's use case, the classification of any failure.
+   */
+  async act<A extends DashboardActionName>(
+    services: Services,
+    call: ActionCall<A>,
+    present: (result: Result<ActionValue<A>>) => Answer,
+  ): Promise<Answer> {
+    const useCase = dashboardActions[call.action] as unknown as DashboardUseCase<ActorOperation, ActionInput<A>, ActionValue<A>>;
+    return present(
+      await this.attempt(
+        () => useCase.run(services, authorize(call.principal, useCase.authorizedAs, call.origin, 'dashboard'), call.input),
+        call.log,
+      ),
+    );
+  }
+
+  /**
+   * An anonymous operation of a person (sign-up, log-in, contact, a challenge): the contract's validator (its
+   * proof-of-work header first: `checkAnonymous`), the operation's use case (`personUseCases`), the classification of
+   * any failure. Nothing to authorize, no Idempotency-Key.
+   */
+  async runAnonymous<K extends PersonOperationId>(
+    services: Services,
+    call: PersonCall<K>,
+    present: (result: Result<PersonValue<K>>, operation: ContractOperation) => Answer,
+  ): Promise<Answer> {
+    const operation = this.contract.operation(call.operationId);
+    const useCase = personUseCases[call.operationId] as PersonUseCase<K>;
+    return present(
+      await this.attempt(() => {
+        const input = checkAnonymous(this.contract, call.operationId, call.input);
+        return useCase(services, call, input);
+      }, call.log),
+      operation,
+    );
+  }
+
+  private async attempt<V>(run: () => V | Metered<V> | Promise<V | Metered<V>>, log: Logger): Promise<Result<V>> {
     try {
       const value = await run();
-      return value instanceof Metered ? { ok: true, value: value.result as Success<K>, quota: value.budget } : { ok: true, value };
+      return value instanceof Metered ? { ok: true, value: value.result, quota: value.budget } : { ok: true, value };
     } catch (error) {
       return this.failed(error, log);
     }
   }
 
-  private failed(error: unknown, log: Logger): { ok: false; problem: ProblemError; authorization?: AuthorizationError } {
+  private failed(error: unknown, log: Logger): Failed {
     const { problem, authorization } = classifyAndLog(error, log);
     return { ok: false, problem, authorization };
   }

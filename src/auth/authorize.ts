@@ -13,10 +13,15 @@ export interface Origin {
 }
 
 /**
- * The adapter a call arrived through. MCP also needs the `mcp` scope. `dashboard` is a signed-in human acting on
- * their own account: every operation with every scope, plus the actions no API client ever reaches.
+ * The adapter a call arrived through: the one list of channels, for authorization, the pipeline and the pointers of
+ * problems. MCP also needs the `mcp` scope. `dashboard` is a signed-in human acting on their own account: every
+ * operation with every scope, plus the actions no API client ever reaches.
  */
 export type Channel = 'rest' | 'graphql' | 'mcp' | 'dashboard';
+
+/** Who a channel says is calling: the API's channels a bearer token's client, the dashboard a signed-in human (or nobody). */
+export type Caller =
+  { channel: Exclude<Channel, 'dashboard'>; principal: Principal | null } | { channel: 'dashboard'; principal: HumanPrincipal | null };
 
 /**
  * What only a signed-in human may do, in the dashboard (the operator CLI does the same below the services, as an
@@ -116,4 +121,11 @@ export function authorize<Op extends ActorOperation>(
     throw new AuthorizationError('insufficient_scope', `${operationId} requires the scope "${needed}".`, needed);
   }
   return actor();
+}
+
+/** `authorize` for a caller as a channel hands it over (the pair of channel and principal checked by the type). */
+export function authorizeCaller<Op extends BearerOperationId>(caller: Caller, operationId: Op, origin: Origin): Actor<Op> {
+  return caller.channel === 'dashboard'
+    ? authorize(caller.principal, operationId, origin, 'dashboard')
+    : authorize(caller.principal, operationId, origin, caller.channel);
 }

@@ -198,9 +198,9 @@ export class Contract {
   }
 
   /**
-   * The validators of one operation. Text (REST) has every parameter's value as text, coerced to its type, and
-   * requires the headers the operation requires; typed channels pass values of their types, and headers only when they
-   * carry them (the dashboard carries a proof-of-work solution in its form, not as X-IAS-Challenge).
+   * The validators of one operation. Text (REST) has every parameter's value as text, coerced to its type; typed
+   * channels pass values of their types. Both require the headers the operation requires (only the anonymous writes'
+   * X-IAS-Challenge: the dashboard sends its form's proof-of-work solution as that header).
    */
   private compile(operation: ContractOperation, text: boolean): Validators {
     const ajv = text ? this.textAjv : this.typedAjv;
@@ -227,7 +227,7 @@ export class Contract {
       const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
       const target = locations[parameter.in]!;
       target.properties[name] = absolute(parameter.schema);
-      if (parameter.required && (text || parameter.in !== 'header')) target.required.push(name);
+      if (parameter.required) target.required.push(name);
     }
     const params = ajv.compile({ type: 'object', properties: locations, required: Object.keys(locations) });
     return { body, bodyRequired: bodySchema ? (resolved(this.doc, bodySchema).required ?? []) : [], params };

@@ -6,10 +6,12 @@ import type { Config } from '../config.js';
 import { requestLog } from '../http/request-log.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { Contract } from '../contract/operations.js';
-import type { ChallengePurpose } from '../services/challenges.js';
 import { classifyError } from '../application/failures.js';
+import { IdempotencyKeys } from '../application/idempotency.js';
+import { Pipeline } from '../application/pipeline.js';
 import { statusOf } from '../application/problems.js';
 import type { Services } from '../services/index.js';
+import { callsOf, DashboardChannel } from './channel.js';
 import type { DashboardContext } from './context.js';
 import { html } from './html.js';
 import { page } from './layout.js';
@@ -22,7 +24,8 @@ import { contactRoutes } from './pages/contact.js';
 import { policyRoutes } from './pages/policy.js';
 import { safetyRoutes } from './pages/safety.js';
 import { webhookRoutes } from './pages/webhooks.js';
-import { pageHeaders, sendPage } from './respond.js';
+import { must, pageHeaders, PageFailure } from './present.js';
+import { sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
@@ -61,15 +64,19 @@ const anonymous: Visitor = {
 };
 
 /**
- * The human-facing dashboard, on its own port (its own origin): server-rendered pages over the same services and
- * the same `authorize` as the API, with the `dashboard` channel. Sessions are cookies; bearer tokens are refused.
+ * The human-facing dashboard, on its own port (its own origin): server-rendered pages whose every call runs through
+ * the application's pipeline as the `dashboard` channel (channel.ts), with the same validator, authorization, use
+ * cases and problems as the API. Sessions are cookies; bearer tokens are refused.
  */
 export function createDashboardApp({ config, services, document, logger, apiUrl = () => config.baseUrl }: DashboardDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
-  const context: DashboardContext = { services, contract: new Contract(document), cookies: cookieNames(config.dashboardUrl) };
+  // No Idempotency-Key ever reaches it (the forms redirect after a POST); the pipeline's store is there unused.
+  const pipeline = new Pipeline(new Contract(document), new IdempotencyKeys(config.idempotencyRetentionHours * 3_600_000));
+  const channel = new DashboardChannel(pipeline, services);
+  const context: DashboardContext = { sessions: services.sessions, cookies: cookieNames(config.dashboardUrl) };
   const assets = {
     'dashboard.css': ['text/css', asset('dashboard.css')],
     'dashboard.js': ['text/javascript', asset('dashboard.js')],
@@ -122,17 +129,12 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
     res.set({ 'Content-Type': `${found[0]}; charset=utf-8`, 'Cache-Control': 'no-cache' }).send(found[1]);
   });
   app.use(express.urlencoded({ extended: false, limit: config.bodyLimitBytes, parameterLimit: 100 }));
-  app.use(loadVisitor(services, context.cookies, () => `${apiUrl()}/docs`));
+  app.use(loadVisitor(services, channel, context.cookies, () => `${apiUrl()}/docs`));
 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
-  app.get('/challenge', async (req, res, next) => {
-    try {
-      const asked = req.query.purpose;
-      const purpose = typeof asked === 'string' && ['signup', 'login', 'contact'].includes(asked) ? (asked as ChallengePurpose) : undefined;
-      res.json(await services.challenges.issue(visitorOf(res).origin, purpose));
-    } catch (error) {
-      next(error);
-    }
+  app.get('/challenge', async (req, res) => {
+    const { purpose } = req.query;
+    res.json(must(await callsOf(res).anonymous('getChallenge', { query: typeof purpose === 'string' ? { purpose } : {} })));
   });
 
   // Every POST carries the CSRF token of the visitor's session (or pre-session).
@@ -189,15 +191,21 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
       );
       return;
     }
-    const { problem, log } = classifyError(error);
-    if (log !== 'none') (res.locals as { api: ApiRequestState }).api.log[log]({ err: error }, 'dashboard request failed');
+    // A call's failure was classified and logged by the pipeline; anything else (a session lookup) is classified here.
+    let refused: { status: number; detail: string; headers: Record<string, string> };
+    if (error instanceof PageFailure) refused = { ...error.refused, detail: error.refused.error.detail };
+    else {
+      const { problem, log } = classifyError(error);
+      if (log !== 'none') (res.locals as { api: ApiRequestState }).api.log[log]({ err: error }, 'dashboard request failed');
+      refused = { status: statusOf(problem.slug), detail: problem.detail ?? problem.message, headers: pageHeaders(problem) };
+    }
     const body = page({
       title: 'Something went wrong',
       visitor: visitorOf(res) ?? anonymous,
-      error: { detail: problem.detail ?? problem.message },
+      error: { detail: refused.detail },
       body: html`<p><a href="/">Back to the dashboard</a></p>`,
     });
-    sendPage(res, statusOf(problem.slug), body, pageHeaders(problem));
+    sendPage(res, refused.status, body, refused.headers);
   };
   app.use(failed);
   return app;

@@ -1,11 +1,11 @@
-import type { Services } from '../services/index.js';
+import type { Calls } from './channel.js';
 import { html, type Html } from './html.js';
-import { actorFor, type Visitor } from './visitor.js';
+import { must } from './present.js';
 
 /** What an item may look at to know whether it is done. */
 export interface ChecklistFacts {
-  services: Services;
-  visitor: Visitor;
+  /** The visitor's calls, through the pipeline. */
+  calls: Calls;
   /** The steps marked by following their link (ChecklistMarks), for items no other record shows. */
   marks: Set<string>;
 }
@@ -29,14 +29,14 @@ export const CHECKLIST: ChecklistItem[] = [
     label: 'Sign your first investment policy',
     href: '/policy',
     help: 'Your limits and target allocation: nothing is proposed or approved without one.',
-    done: async ({ services, visitor }) => (await services.policies.list(actorFor(visitor, 'listPolicies'), { limit: 1 })).data.length > 0,
+    done: async ({ calls }) => must(await calls.operation('listPolicies', { query: { limit: 1 } })).data.length > 0,
   },
   {
     id: 'client',
     label: 'Create an API client',
     href: '/developer',
     help: 'The credentials your integration or assistant uses, with the narrowest scopes it needs.',
-    done: async ({ services, visitor }) => (await services.clients.listFor(actorFor(visitor, 'listClients'))).length > 0,
+    done: async ({ calls }) => must(await calls.action('listClients')).length > 0,
   },
   {
     id: 'docs',
@@ -50,15 +50,14 @@ export const CHECKLIST: ChecklistItem[] = [
     label: 'Add a webhook endpoint',
     href: '/developer/webhooks',
     help: 'Hear about fills, blocks and the kill switch as they happen, signed, instead of polling.',
-    done: async ({ services, visitor }) =>
-      (await services.webhooks.list({ accountId: actorFor(visitor, 'listClients').accountId })).length > 0,
+    done: async ({ calls }) => must(await calls.action('listWebhooks')).length > 0,
   },
 ];
 
 /** The checklist with each step ticked or not; nothing once every step is done. */
-export async function checklist(services: Services, visitor: Visitor): Promise<Html | ''> {
-  const marks = await services.checklist.marked(actorFor(visitor, 'listClients'));
-  const facts: ChecklistFacts = { services, visitor, marks };
+export async function checklist(calls: Calls): Promise<Html | ''> {
+  const marks = must(await calls.action('checklistMarks'));
+  const facts: ChecklistFacts = { calls, marks };
   const items = await Promise.all(CHECKLIST.map(async (item) => ({ item, done: await item.done(facts) })));
   const left = items.filter((i) => !i.done).length;
   if (left === 0) return '';

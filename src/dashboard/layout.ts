@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import type { PageError } from './present.js';
 import type { Visitor } from './visitor.js';
 
 const SECTIONS = [
@@ -17,7 +18,7 @@ export interface PageOptions {
   section?: (typeof SECTIONS)[number]['path'] | '/contact';
   notice?: string | null;
   /** What went wrong with the last form (a problem's detail, and the fields it names). */
-  error?: { detail: string; fields?: { field: string; detail: string }[] } | null;
+  error?: PageError | null;
   body: Html;
 }
 

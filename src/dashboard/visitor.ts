@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
-import { authorize, humanPrincipal, type Actor, type ActorOperation, type Origin } from '../auth/authorize.js';
+import type { Origin } from '../auth/authorize.js';
+import type { ApiRequestState } from '../http/request-state.js';
 import type { Services } from '../services/index.js';
 import type { NamedKillSwitch } from '../services/kill-switch-names.js';
 import { SESSION_TTL_MS, type Session } from '../services/sessions.js';
+import type { Calls, DashboardChannel } from './channel.js';
+import { must } from './present.js';
 
 /** Who is looking at a page: the signed-in human (or nobody) and the CSRF token of their forms. */
 export interface Visitor {
@@ -50,8 +53,11 @@ export function visitorOf(res: Response): Visitor {
   return (res.locals as { visitor: Visitor }).visitor;
 }
 
-/** Loads the visitor of every request; a visitor without session gets a pre-session cookie for the CSRF tokens of login and sign-up. */
-export function loadVisitor(services: Services, names: CookieNames, docsUrl: () => string) {
+/**
+ * Loads the visitor of every request and the calls its pages make as that visitor (`callsOf`); a visitor without
+ * session gets a pre-session cookie for the CSRF tokens of login and sign-up.
+ */
+export function loadVisitor(services: Services, channel: DashboardChannel, names: CookieNames, docsUrl: () => string) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const cookies = parseCookies(req.headers.cookie ?? '');
@@ -71,16 +77,13 @@ export function loadVisitor(services: Services, names: CookieNames, docsUrl: () 
         killSwitch: null,
         docsUrl: docsUrl(),
       };
-      if (session) visitor.killSwitch = await services.killSwitchNames.state(actorFor(visitor, 'getKillSwitch'));
-      (res.locals as { visitor: Visitor }).visitor = visitor;
+      const calls = channel.callsFor(session?.accountId, visitor.origin, visitor.token, (res.locals as { api: ApiRequestState }).api.log);
+      (res.locals as { visitor: Visitor; calls: Calls }).visitor = visitor;
+      (res.locals as { calls: Calls }).calls = calls;
+      if (session) visitor.killSwitch = must(await calls.action('namedKillSwitch'));
       next();
     } catch (error) {
       next(error);
     }
   };
-}
-
-/** The signed-in human acting through the dashboard channel: the one `authorize`, like every adapter. */
-export function actorFor<Op extends ActorOperation>(visitor: Visitor, operationId: Op): Actor<Op> {
-  return authorize(visitor.session ? humanPrincipal(visitor.session.accountId) : null, operationId, visitor.origin, 'dashboard');
 }

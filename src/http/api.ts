@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import type { AnonymousHandlers, SuccessShapes } from '../../handlers/types.js';
+import { checkAnonymous } from '../application/people.js';
 import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
 import type { BearerOperationId } from '../auth/authorize.js';
 import type { ContractOperation } from '../contract/operations.js';
@@ -8,14 +9,13 @@ import { OAuthError, ProblemError } from '../problems.js';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
-import { challengeHeaderProblem, errorToReply, problemToReply } from './errors.js';
+import { errorToReply, problemToReply } from './errors.js';
 import { quotaHeaders } from './rate-limit-replies.js';
 import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import type { ApiRequestState } from './request-state.js';
 import { RouteTable } from './routes.js';
 
 const TOKEN_OPERATION = 'issueToken';
-const CHALLENGE_HEADER = 'x-ias-challenge';
 
 /**
  * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition
@@ -86,18 +86,13 @@ export async function createApiMiddleware(
     const read = await inputOf(req, res, operation);
     let input;
     try {
-      input = contract.check(operation.operationId, read, { text: true });
+      input = checkAnonymous(contract, operation.operationId, read, { text: true });
     } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      // The proof-of-work header has problem types of its own (and is checked first: it is what anonymous writes cost).
-      const challenge = error.fields.find((f) => f.in === 'header' && f.field === CHALLENGE_HEADER);
-      if (challenge) throw challengeHeaderProblem(challenge.detail === 'is required');
-      if (operation.operationId === TOKEN_OPERATION)
-        throw new OAuthError(
-          'invalid_request',
-          describeFieldErrors(problemToReply(error, baseUrl, operation).body as { errors: { pointer: string; detail: string }[] }),
-        );
-      throw error;
+      if (!(error instanceof InvalidInputError) || operation.operationId !== TOKEN_OPERATION) throw error;
+      throw new OAuthError(
+        'invalid_request',
+        describeFieldErrors(problemToReply(error, baseUrl, operation).body as { errors: { pointer: string; detail: string }[] }),
+      );
     }
     const handler = (handlers as unknown as Record<string, (c: unknown) => Promise<Reply>>)[operation.operationId]!;
     return handler({ body: input.body, path: read.path, query: input.query, request: state.requestInfo, services });

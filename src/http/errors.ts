@@ -4,7 +4,6 @@ import { classifyAndLog, documentOf, retryAfterSeconds } from '../application/fa
 import { QuotaExceededError } from '../compute/cpu-budget.js';
 import type { ContractOperation } from '../contract/operations.js';
 import { OAuthError, ProblemError, type ProblemSlug } from '../problems.js';
-import { SOLUTION_FORMAT } from '../services/challenges.js';
 import { bearerChallenge } from './auth.js';
 import { quotaHeaders } from './rate-limit-replies.js';
 import { oauthErrorReply, ReplyError, type Reply } from './reply.js';
@@ -23,13 +22,6 @@ const CHALLENGE_PURPOSES: Record<string, string> = { signUp: 'signup', logIn: 'l
 function challengeHowTo(operation: ContractOperation | undefined): string {
   const purpose = operation && CHALLENGE_PURPOSES[operation.operationId];
   return `GET /v1/challenge${purpose ? `?purpose=${purpose}` : ''} issues one; send the solution as \`X-IAS-Challenge: <challenge>:<nonce>\`.`;
-}
-
-/** The problem for an X-IAS-Challenge header that is absent, or not `<challenge>:<nonce>` at all. */
-export function challengeHeaderProblem(missing: boolean): ProblemError {
-  return missing
-    ? new ProblemError('challenge-missing', 'This request needs a solved proof-of-work challenge.')
-    : new ProblemError('challenge-malformed', `X-IAS-Challenge must be ${SOLUTION_FORMAT}.`);
 }
 
 /**

@@ -5,9 +5,9 @@ import { ProblemError } from '../problems.js';
 import type { ServiceContext } from './context.js';
 import { currentDisclosure, type Disclosure } from './disclosures.js';
 import { publish } from './events/outbox.js';
-import { InvalidInputError, NotFoundError, UnsupportedMarketError } from './errors.js';
+import { invalidField, InvalidInputError, NotFoundError, UnsupportedMarketError } from './errors.js';
 import type { PriceSource } from './market-data.js';
-import { dec } from './money.js';
+import { dec, type Dec } from './money.js';
 import { PAPER_MARKETS } from './brokers.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { hasValidLimits, invalidLimits, PolicyInvalidError } from './policy-limits.js';
@@ -19,7 +19,20 @@ type PolicyLimits = components['schemas']['PolicyLimits'];
 type ConsentRecord = components['schemas']['ConsentRecord'];
 
 export const DEFAULT_REBALANCE_BAND = 0.05;
-const WEIGHT_TOLERANCE = dec('1e-9');
+/** How far from 1 the target weights may sum (the contract's ± 1e-9). */
+export const WEIGHT_TOLERANCE = dec('1e-9');
+
+/**
+ * The decimal sum of target weights (0.1 + 0.2 + 0.7 is exactly 1 here, unlike in binary floating point), and whether
+ * it is 1 within the tolerance.
+ */
+export function weightSum(weights: readonly number[]): { sum: Dec; isOne: boolean } {
+  const sum = weights.reduce((total, weight) => total.plus(dec(weight)), dec(0));
+  return { sum, isOne: sum.minus(1).abs().lessThanOrEqualTo(WEIGHT_TOLERANCE) };
+}
+
+/** A signature is a full name: at least two words with letters in them. */
+const isFullName = (name: string) => name.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2;
 
 function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<PolicyCreateRequest['consent']> {
   const disclosure = currentDisclosure();
@@ -39,6 +52,8 @@ function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<Poli
       { current_disclosure_version: disclosure.version },
     );
   }
+  if (!isFullName(consent.signer_name))
+    throw invalidField('consent/signer_name', 'must be a full name, first and last (at least two words)');
   return consent;
 }
 
@@ -73,10 +88,12 @@ function checkPolicy(body: PolicyCreateRequest, prices: PriceSource): void {
     );
   }
 
-  // Decimal sum of the decimal literals: 0.1 + 0.2 + 0.7 is exactly 1 here, unlike in binary floating point.
-  const sum = targets.reduce((total, t) => total.plus(dec(t.weight)), dec(0));
-  if (sum.minus(1).abs().greaterThan(WEIGHT_TOLERANCE)) {
-    throw new ProblemError('invalid-policy', `Target weights sum to ${sum.toString()}; they must sum to 1 (± 1e-9).`);
+  const { sum, isOne } = weightSum(targets.map((t) => t.weight));
+  if (!isOne) {
+    throw new ProblemError(
+      'invalid-policy',
+      `Target weights sum to ${sum.toString()} (${sum.times(100).toString()} %); they must sum to 1 (100 %), within ${WEIGHT_TOLERANCE.toString()}.`,
+    );
   }
 
   const blocked = new Set(limits.blocked_symbols ?? []);

@@ -239,9 +239,9 @@ describe('disclosures and investment policies', () => {
       expect(response.status).to.equal(201);
     });
 
-    it('states the sum of the weights in the detail', async () => {
+    it('states the sum of the weights in the detail, as a fraction and in percent', async () => {
       const response = await create(await server.token(['trade']), policyBody({ target_allocation: [{ symbol: 'VTI', weight: 0.5 }] }));
-      expect(response.body.detail).to.include('0.5');
+      expect(response.body.detail).to.equal('Target weights sum to 0.5 (50 %); they must sum to 1 (100 %), within 1e-9.');
     });
 
     it('lists each unknown symbol in unknown_symbols', async () => {

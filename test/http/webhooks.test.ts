@@ -292,7 +292,7 @@ describe('webhooks: instances, restarts and private networks', () => {
         { symbol: 'VTI', weight: 0.6 },
         { symbol: 'BND', weight: 0.4 },
       ],
-      consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Holder' },
+      consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Test Holder' },
     });
     return { token, endpoint, call, accountId: client.account_id };
   }

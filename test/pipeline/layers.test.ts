@@ -52,6 +52,17 @@ describe('layers: the service and application layers know no transport', () => {
     expect([...new Set(offences)]).to.deep.equal([]);
   });
 
+  it('the dashboard reaches the use cases only through the pipeline: no validation, authorization or service call of its own but its sessions', () => {
+    const files = Object.keys(graph).filter((file) => file.startsWith('src/dashboard/'));
+    expect(files.length, 'the dashboard was found').to.be.greaterThan(10);
+    const offences = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\b(?:validate|check|actorFor|authorize)\(|\bservices\.(?!sessions\b)\w+/g)].map(
+        (m) => `${file}: ${m[0]}`,
+      ),
+    );
+    expect(offences).to.deep.equal([]);
+  });
+
   it('the check sees an offence: the HTTP layer itself reaches express', () => {
     const reached = reach('src/http/api.ts');
     expect([...reached, 'src/http/api.ts'].some((file) => importsOf(file).some((s) => TRANSPORT_PACKAGES.test(s)))).to.equal(true);

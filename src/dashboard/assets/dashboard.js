@@ -77,18 +77,21 @@
     var template = document.getElementById('allocation-row');
     var output = document.getElementById('allocation-sum');
     var add = document.getElementById('add-row');
+    // How far from 100 % the service accepts a total (its tolerance, in percent, as the page was rendered with it).
+    var tolerance = Number(output.dataset.tolerance);
     var update = function () {
-      var cents = 0;
+      var total = 0;
       var valid = true;
       allocation.querySelectorAll('input[name="target_percent"]').forEach(function (input) {
         var value = input.value.trim();
         if (value === '') return;
-        if (!/^\d{1,3}(\.\d{1,6})?$/.test(value)) valid = false;
-        else cents += Math.round(Number(value) * 1e6);
+        if (!/^-?\d+(\.\d+)?$/.test(value)) valid = false;
+        else total += Number(value);
       });
-      var total = cents / 1e6;
+      // A hint only (binary floating point, rounded for display): the service checks the exact decimal sum.
+      total = Math.round(total * 1e9) / 1e9;
       output.textContent = valid ? String(total) : '?';
-      output.parentNode.lastChild.textContent = valid && cents === 100e6 ? ' %' : ' % (must be 100 %)';
+      output.parentNode.lastChild.textContent = valid && Math.abs(total - 100) <= tolerance ? ' %' : ' % (must be 100 %)';
     };
     add.hidden = false;
     add.addEventListener('click', function () {

@@ -1,12 +1,22 @@
 import { Router, type Request, type Response } from 'express';
+import { CHALLENGE_HEADER } from '../../application/people.js';
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords.js';
+import { callsOf } from '../channel.js';
 import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
-import { formError, seeOther, sendPage } from '../respond.js';
+import { seeOther, sendPage } from '../respond.js';
 import { clearedSessionCookie, sessionCookie, visitorOf, type Visitor } from '../visitor.js';
 
 type Form = Record<string, string | undefined>;
+
+const LABELS = { '/name': 'Your name', '/email': 'Email', '/password': 'Password' };
+
+/** The proof-of-work solution the page's script put in the form, as the header the contract declares for it. */
+export function solutionHeader(form: unknown): Record<string, string> {
+  const solution = (form as { challenge_solution?: unknown } | undefined)?.challenge_solution;
+  return typeof solution === 'string' && solution !== '' ? { [CHALLENGE_HEADER]: solution } : {};
+}
 
 /** The proof-of-work field every anonymous form carries; dashboard.js fills it with a solved challenge before submitting. */
 function powFields(visitor: Visitor): Html {
@@ -37,7 +47,7 @@ ${powFields(visitor)}
 <p>No account yet? <a href="/signup">Sign up</a></p>`;
 }
 
-export function authRoutes({ services, contract, cookies }: DashboardContext): Router {
+export function authRoutes({ sessions, cookies }: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor'>, headers?: Record<string, string>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res) }), headers);
@@ -47,18 +57,12 @@ export function authRoutes({ services, contract, cookies }: DashboardContext): R
   };
 
   router.get('/signup', (_req, res) => show(res, 200, { title: 'Sign up', body: signupForm(visitorOf(res), {}) }));
-  router.post('/signup', async (req, res, next) => {
-    const visitor = visitorOf(res);
+  router.post('/signup', async (req, res) => {
     const body = { email: field(req, 'email') ?? '', password: field(req, 'password') ?? '', name: field(req, 'name') ?? '' };
-    try {
-      contract.validate('signUp', { body });
-      await services.people.signUp(body, field(req, 'challenge_solution'), visitor.origin);
-      seeOther(res, '/login?created=1');
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) return next(error);
-      show(res, failed.status, { title: 'Sign up', error: failed.error, body: signupForm(visitor, body) }, failed.headers);
-    }
+    const created = await callsOf(res).anonymous('signUp', { body, header: solutionHeader(req.body) }, LABELS);
+    if (!created.ok)
+      return show(res, created.status, { title: 'Sign up', error: created.error, body: signupForm(visitorOf(res), body) }, created.headers);
+    seeOther(res, '/login?created=1');
   });
 
   router.get('/login', (req, res) => {
@@ -66,24 +70,23 @@ export function authRoutes({ services, contract, cookies }: DashboardContext): R
     const notice = req.query.created ? 'Your account is ready. Log in to continue.' : req.query.ended ? 'You are logged out.' : null;
     show(res, 200, { title: 'Log in', notice, body: loginForm(visitorOf(res), {}) });
   });
-  router.post('/login', async (req, res, next) => {
-    const visitor = visitorOf(res);
+  router.post('/login', async (req, res) => {
     const body = { email: field(req, 'email') ?? '', password: field(req, 'password') ?? '' };
-    try {
-      contract.validate('logIn', { body });
-      const session = await services.people.logIn(body, field(req, 'challenge_solution'), visitor.origin, visitor.token);
-      res.append('Set-Cookie', sessionCookie(cookies, session.session_token));
-      seeOther(res, '/overview');
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) return next(error);
-      show(res, failed.status, { title: 'Log in', error: failed.error, body: loginForm(visitor, { email: body.email }) }, failed.headers);
-    }
+    const session = await callsOf(res).anonymous('logIn', { body, header: solutionHeader(req.body) }, LABELS);
+    if (!session.ok)
+      return show(
+        res,
+        session.status,
+        { title: 'Log in', error: session.error, body: loginForm(visitorOf(res), { email: body.email }) },
+        session.headers,
+      );
+    res.append('Set-Cookie', sessionCookie(cookies, session.value.session_token));
+    seeOther(res, '/overview');
   });
 
   router.post('/logout', async (_req, res) => {
     const { token } = visitorOf(res);
-    if (token) await services.sessions.end(token);
+    if (token) await sessions.end(token);
     res.append('Set-Cookie', clearedSessionCookie(cookies));
     seeOther(res, '/login?ended=1');
   });

@@ -2,10 +2,14 @@ import { Router, type Request, type Response } from 'express';
 import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
-import { formError, seeOther, sendPage } from '../respond.js';
+import { callsOf } from '../channel.js';
+import { seeOther, sendPage } from '../respond.js';
 import { visitorOf, type Visitor } from '../visitor.js';
+import { solutionHeader } from './auth.js';
 
 type Form = { name?: string; email?: string; message?: string };
+
+const LABELS = { '/name': 'Your name', '/email': 'Your email', '/message': 'Message' };
 
 function contactForm(visitor: Visitor, form: Form): Html {
   return html`<p>Questions about your account, the API or an order? Write to the team that runs this service; we answer by email.</p>
@@ -20,7 +24,7 @@ function contactForm(visitor: Visitor, form: Form): Html {
 }
 
 /** The public Contact page: a message to the operators (POST /v1/contact's use case, behind the same proof of work). */
-export function contactRoutes({ services, contract }: DashboardContext): Router {
+export function contactRoutes(_context: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>, headers?: Record<string, string>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/contact' }), headers);
@@ -36,20 +40,14 @@ export function contactRoutes({ services, contract }: DashboardContext): Router 
     }
     show(res, 200, { title: 'Contact', body: contactForm(visitorOf(res), {}) });
   });
-  router.post('/contact', async (req: Request, res: Response, next) => {
-    const visitor = visitorOf(res);
+  router.post('/contact', async (req: Request, res: Response) => {
     const form = req.body as Record<string, unknown>;
     const text = (name: string) => (typeof form[name] === 'string' ? form[name] : '');
     const body = { name: text('name').trim(), email: text('email').trim(), message: text('message').trim() };
-    try {
-      contract.validate('sendContactMessage', { body });
-      const receipt = await services.people.sendContactMessage(body, text('challenge_solution') || undefined, visitor.origin);
-      seeOther(res, `/contact?sent=${encodeURIComponent(receipt.id)}`);
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) return next(error);
-      show(res, failed.status, { title: 'Contact', error: failed.error, body: contactForm(visitor, body) }, failed.headers);
-    }
+    const sent = await callsOf(res).anonymous('sendContactMessage', { body, header: solutionHeader(form) }, LABELS);
+    if (!sent.ok)
+      return show(res, sent.status, { title: 'Contact', error: sent.error, body: contactForm(visitorOf(res), body) }, sent.headers);
+    seeOther(res, `/contact?sent=${encodeURIComponent(sent.value.id)}`);
   });
   return router;
 }

@@ -4,8 +4,10 @@ import type { ClientView } from '../../services/clients.js';
 import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
-import { formError, seeOther, sendPage } from '../respond.js';
-import { actorFor, visitorOf, type Visitor } from '../visitor.js';
+import { callsOf } from '../channel.js';
+import { must } from '../present.js';
+import { seeOther, sendPage } from '../respond.js';
+import { visitorOf, type Visitor } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 const SCOPE_HELP: Record<string, string> = {
@@ -74,17 +76,17 @@ const CONFIRM = {
   },
 } as const;
 
-export function developerRoutes({ services }: DashboardContext): Router {
+export function developerRoutes({ sessions }: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/developer' }));
 
   async function developerPage(res: Response, status: number, error: PageOptions['error'] = null, notice: string | null = null) {
     const visitor = visitorOf(res);
-    const flash = await services.sessions.takeFlash(visitor.token!);
+    const flash = await sessions.takeFlash(visitor.token!);
     const parsed = flash ? (JSON.parse(flash) as Partial<SecretNotice>) : null;
     const secret = parsed?.client_secret ? (parsed as SecretNotice) : null;
-    const clients = await services.clients.listFor(actorFor(visitor, 'listClients'));
+    const clients = must(await callsOf(res).action('listClients'));
     show(res, status, {
       title: 'Developer',
       error,
@@ -94,7 +96,7 @@ export function developerRoutes({ services }: DashboardContext): Router {
   }
 
   async function remember(visitor: Visitor, notice: SecretNotice) {
-    await services.sessions.setFlash(visitor.token!, JSON.stringify(notice));
+    await sessions.setFlash(visitor.token!, JSON.stringify(notice));
   }
 
   router.get('/developer', requireSession, (req, res) =>
@@ -104,24 +106,18 @@ export function developerRoutes({ services }: DashboardContext): Router {
     const visitor = visitorOf(res);
     const form = req.body as { name?: string; scopes?: string | string[] };
     const scopes = form.scopes === undefined ? [] : ([] as string[]).concat(form.scopes);
-    try {
-      const client = await services.clients.createFor(actorFor(visitor, 'createClient'), { name: form.name ?? '', scopes });
-      await remember(visitor, { action: 'created', client_id: client.client_id, client_secret: client.client_secret, name: client.name });
-      seeOther(res, '/developer');
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      await developerPage(res, failed.status, failed.error);
-    }
+    const created = await callsOf(res).action('createClient', { name: form.name ?? '', scopes }, { '/name': 'Name', '/scopes': 'Scopes' });
+    if (!created.ok) return developerPage(res, created.status, created.error);
+    const client = created.value;
+    await remember(visitor, { action: 'created', client_id: client.client_id, client_secret: client.client_secret, name: client.name });
+    seeOther(res, '/developer');
   });
 
   for (const action of ['rotate', 'revoke'] as const) {
     const confirm = CONFIRM[action];
     router.get(`/developer/clients/:id/${action}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const visitor = visitorOf(res);
-      const client = (await services.clients.listFor(actorFor(visitor, 'listClients'))).find(
-        (c) => c.client_id === req.params.id && !c.revoked_at,
-      );
+      const client = must(await callsOf(res).action('listClients')).find((c) => c.client_id === req.params.id && !c.revoked_at);
       if (!client)
         return show(res, 404, {
           title: confirm.title,
@@ -137,12 +133,12 @@ export function developerRoutes({ services }: DashboardContext): Router {
   }
   router.post('/developer/clients/:id/rotate', requireSession, async (req: Request<{ id: string }>, res: Response) => {
     const visitor = visitorOf(res);
-    const client = await services.clients.rotateFor(actorFor(visitor, 'rotateClient'), req.params.id);
+    const client = must(await callsOf(res).action('rotateClient', { clientId: req.params.id }));
     await remember(visitor, { action: 'rotated', client_id: client.client_id, client_secret: client.client_secret, name: client.name });
     seeOther(res, '/developer');
   });
   router.post('/developer/clients/:id/revoke', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    await services.clients.revokeFor(actorFor(visitorOf(res), 'revokeClient'), req.params.id);
+    must(await callsOf(res).action('revokeClient', { clientId: req.params.id }));
     seeOther(res, '/developer?revoked=1');
   });
   return router;

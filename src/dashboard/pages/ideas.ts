@@ -6,11 +6,14 @@ import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
 import { decisionNotice } from './orders.js';
 import { ordersTable, proposer } from '../orders-view.js';
-import { formError, seeOther, sendPage } from '../respond.js';
-import { actorFor, visitorOf, type Visitor } from '../visitor.js';
+import { callsOf } from '../channel.js';
+import { decideEach, reasonOf } from '../decisions.js';
+import { seeOther, sendPage } from '../respond.js';
+import { visitorOf, type Visitor } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 const PAGE_SIZE = 10;
+const IDEA_LABELS = { '/path/id': 'idea' };
 const MODES: Record<string, string> = { invest_cash: 'Invest idle cash', rebalance: 'Rebalance', assistant: 'Assistant' };
 
 function counts(idea: Idea): string {
@@ -38,27 +41,21 @@ function batchNotice(tally: Record<string, unknown>): string | null {
 }
 
 /** The account's ideas: each one's rationale and orders, with Approve all and Reject all. */
-export function ideaRoutes({ services, contract }: DashboardContext): Router {
+export function ideaRoutes(_context: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/ideas' }));
 
   router.get('/ideas', requireSession, async (req: Request, res: Response) => {
-    const visitor = visitorOf(res);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    let list;
-    try {
-      contract.validate('listIdeas', { query: { ...(cursor ? { cursor } : {}), limit: PAGE_SIZE } });
-      list = await services.ideas.list(actorFor(visitor, 'listIdeas'), { cursor, limit: PAGE_SIZE });
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      return show(res, failed.status, {
+    const listed = await callsOf(res).operation('listIdeas', { query: { ...(cursor ? { cursor } : {}), limit: PAGE_SIZE } });
+    if (!listed.ok)
+      return show(res, listed.status, {
         title: 'Ideas',
-        error: failed.error,
+        error: listed.error,
         body: html`<p><a href="/ideas">Back to the newest ideas</a></p>`,
       });
-    }
+    const list = listed.value;
     const modes = new Map(list.data.map((i) => [i.id, i.mode as string]));
     const items = list.data.map(
       (idea) => html`<li class="idea"><h2><a href="/ideas/${idea.id}">${MODES[idea.mode] ?? idea.mode}, ${at(idea.created_at)}</a></h2>
@@ -73,6 +70,10 @@ export function ideaRoutes({ services, contract }: DashboardContext): Router {
     });
   });
 
+  const refused = (res: Response, status: number, error: PageOptions['error']) =>
+    show(res, status, { title: 'Idea', error, body: html`<p><a href="/ideas">All ideas</a></p>` });
+
+  /** The idea's page (`status`, `error` and `notice` say how the last decision went), or, when it cannot be read, why not. */
   async function ideaPage(
     req: Request,
     res: Response,
@@ -82,7 +83,9 @@ export function ideaRoutes({ services, contract }: DashboardContext): Router {
     notice = batchNotice(req.query) ?? decisionNotice(req),
   ) {
     const visitor = visitorOf(res);
-    const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
+    const found = await callsOf(res).operation('getIdea', { path: { id } }, IDEA_LABELS);
+    if (!found.ok) return refused(res, found.status, found.error);
+    const idea = found.value;
     const modes = new Map([[idea.id, idea.mode]]);
     show(res, status, {
       title: `${MODES[idea.mode] ?? idea.mode} idea`,
@@ -96,57 +99,26 @@ ${batchForms(visitor, idea)}
     });
   }
 
-  router.get('/ideas/:id', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    try {
-      contract.validate('getIdea', { path: { id: req.params.id } });
-      await ideaPage(req, res, 200, req.params.id);
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      show(res, failed.status, { title: 'Idea', error: failed.error, body: html`<p><a href="/ideas">All ideas</a></p>` });
-    }
-  });
+  router.get('/ideas/:id', requireSession, (req: Request<{ id: string }>, res: Response) => ideaPage(req, res, 200, req.params.id));
 
-  /** Approves (or rejects) every order of the idea still proposed, one use case each, as the API would one by one. */
-  for (const batch of ['approve-all', 'reject-all'] as const) {
+  /** Approves (or rejects) every order of the idea still proposed, one decision each, as the API would one by one. */
+  for (const [batch, decision] of [
+    ['approve-all', 'approve'],
+    ['reject-all', 'reject'],
+  ] as const) {
     router.post(`/ideas/:id/${batch}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      const visitor = visitorOf(res);
       const id = req.params.id;
-      const given = (req.body as { reason?: unknown }).reason;
-      const reason = typeof given === 'string' ? given.trim() : '';
-      const tally: Record<string, number> = {};
-      let firstError: PageOptions['error'] = null;
-      try {
-        contract.validate('getIdea', { path: { id } });
-        const idea = await services.ideas.get(actorFor(visitor, 'getIdea'), id);
-        const proposed = idea.orders.filter((o) => o.status === 'proposed');
-        // The reason is the same for every order: checked once, as the API checks a rejection's body.
-        if (batch === 'reject-all' && proposed[0])
-          contract.validate('rejectOrder', { path: { id: proposed[0].id }, body: reason ? { reason } : {} });
-        for (const order of proposed) {
-          try {
-            const done =
-              batch === 'approve-all'
-                ? await services.orders.approve(actorFor(visitor, 'approveOrder'), order.id)
-                : await services.orders.reject(actorFor(visitor, 'rejectOrder'), order.id, reason || undefined);
-            tally[done.status] = (tally[done.status] ?? 0) + 1;
-          } catch (error) {
-            const failed = formError(error);
-            if (failed.status >= 500) throw error;
-            const key = (error as { slug?: string }).slug === 'checks-failed' ? 'blocked' : 'refused';
-            tally[key] = (tally[key] ?? 0) + 1;
-            firstError ??= failed.error;
-          }
-        }
-      } catch (error) {
-        const failed = formError(error);
-        if (failed.status >= 500) throw error;
-        return show(res, failed.status, { title: 'Idea', error: failed.error, body: html`<p><a href="/ideas">All ideas</a></p>` });
-      }
+      const calls = callsOf(res);
+      const found = await calls.operation('getIdea', { path: { id } }, IDEA_LABELS);
+      if (!found.ok) return refused(res, found.status, found.error);
+      const proposed = found.value.orders.filter((o) => o.status === 'proposed').map((o) => o.id);
+      const done = await decideEach(calls, decision, proposed, reasonOf(req));
+      if (!done.ok) return refused(res, done.status, done.error);
+      const { tally, firstError } = done.value;
+      if (firstError) return ideaPage(req, res, 200, id, firstError, batchNotice(tally));
       const query = Object.entries(tally)
         .map(([k, n]) => `${k}=${n}`)
         .join('&');
-      if (firstError) return ideaPage(req, res, 200, id, firstError, batchNotice(tally));
       seeOther(res, `/ideas/${id}${query ? `?${query}` : ''}`);
     });
   }

@@ -5,8 +5,11 @@ import { at, failedChecks, moneyFormat, quantity } from '../format.js';
 import { html, type Html } from '../html.js';
 import { page, type PageOptions } from '../layout.js';
 import { decider, decisionForms, eventsTable, ordersTable, proposer } from '../orders-view.js';
-import { formError, seeOther, sendPage } from '../respond.js';
-import { actorFor, visitorOf } from '../visitor.js';
+import { callsOf } from '../channel.js';
+import { decide, reasonOf } from '../decisions.js';
+import { must } from '../present.js';
+import { seeOther, sendPage } from '../respond.js';
+import { visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 type OrderStatus = components['schemas']['OrderStatus'];
@@ -34,32 +37,27 @@ const withNotice = (back: string, done: string, order: string) =>
   `${back}${back.includes('?') ? '&' : '?'}done=${done}&order=${encodeURIComponent(order)}`;
 
 /** The account's orders: filters by status, pages, each proposed one with Approve and Reject; one page per order with its events. */
-export function orderRoutes({ services, contract }: DashboardContext): Router {
+export function orderRoutes(_context: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/orders' }));
 
   router.get('/orders', requireSession, async (req: Request, res: Response) => {
     const visitor = visitorOf(res);
+    const calls = callsOf(res);
     const status = STATUSES.find((s) => s === req.query.status);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    let list;
-    try {
-      contract.validate('listOrders', { query: { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), limit: PAGE_SIZE } });
-      list = await services.orders.list(actorFor(visitor, 'listOrders'), { status, cursor, limit: PAGE_SIZE });
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      return show(res, failed.status, {
+    const listed = await calls.operation('listOrders', {
+      query: { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}), limit: PAGE_SIZE },
+    });
+    if (!listed.ok)
+      return show(res, listed.status, {
         title: 'Orders',
-        error: failed.error,
+        error: listed.error,
         body: html`<p><a href="/orders">Back to the newest orders</a></p>`,
       });
-    }
-    const modes = await services.ideas.modesOf(
-      actorFor(visitor, 'listIdeas'),
-      list.data.map((o) => o.idea_id),
-    );
+    const list = listed.value;
+    const modes = must(await calls.action('ideaModes', { ids: list.data.map((o) => o.idea_id) }));
     const here = `/orders${status ? `?status=${status}` : ''}`;
     const filters = html`<nav aria-label="Filter by status" class="filters"><ul>
 <li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map((s) => html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`)}</ul></nav>`;
@@ -70,10 +68,21 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
     show(res, 200, { title: 'Orders', notice: decisionNotice(req), body });
   });
 
+  /** The order's page (`status` and `options` say how the last decision went), or, when it cannot be read, why not. */
   async function orderPage(res: Response, status: number, id: string, options: Pick<PageOptions, 'error' | 'notice'> = {}) {
     const visitor = visitorOf(res);
-    const order = await services.orders.get(actorFor(visitor, 'getOrder'), id);
-    const modes = await services.ideas.modesOf(actorFor(visitor, 'listIdeas'), [order.idea_id]);
+    const calls = callsOf(res);
+    const found = await calls.operation('getOrder', { path: { id } }, { '/path/id': 'order' });
+    if (!found.ok) {
+      const error = options.error ?? found.error;
+      return show(res, options.error ? status : found.status, {
+        title: 'Order',
+        error,
+        body: html`<p><a href="/orders">All orders</a></p>`,
+      });
+    }
+    const order = found.value;
+    const modes = must(await calls.action('ideaModes', { ids: [order.idea_id] }));
     const money = moneyFormat(order.currency);
     const summary: [string, Html | string][] = [
       ['Status', html`<span class="status status-${order.status}">${order.status}</span>`],
@@ -105,44 +114,16 @@ export function orderRoutes({ services, contract }: DashboardContext): Router {
     });
   }
 
-  router.get('/orders/:id', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    try {
-      contract.validate('getOrder', { path: { id: req.params.id } });
-      await orderPage(res, 200, req.params.id, { notice: decisionNotice(req) });
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      show(res, failed.status, { title: 'Order', error: failed.error, body: html`<p><a href="/orders">All orders</a></p>` });
-    }
-  });
+  router.get('/orders/:id', requireSession, (req: Request<{ id: string }>, res: Response) =>
+    orderPage(res, 200, req.params.id, { notice: decisionNotice(req) }),
+  );
 
-  for (const trigger of ['approve', 'reject'] as const) {
-    router.post(`/orders/:id/${trigger}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      const visitor = visitorOf(res);
+  for (const decision of ['approve', 'reject'] as const) {
+    router.post(`/orders/:id/${decision}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
       const id = req.params.id;
-      const back = backTo(req, `/orders/${id}`);
-      const given = (req.body as { reason?: unknown }).reason;
-      const reason = typeof given === 'string' ? given.trim() : '';
-      try {
-        let order;
-        if (trigger === 'approve') {
-          contract.validate('approveOrder', { path: { id } });
-          order = await services.orders.approve(actorFor(visitor, 'approveOrder'), id);
-        } else {
-          const body = reason ? { reason } : {};
-          contract.validate('rejectOrder', { path: { id }, body });
-          order = await services.orders.reject(actorFor(visitor, 'rejectOrder'), id, body.reason);
-        }
-        seeOther(res, withNotice(back, order.status, order.id));
-      } catch (error) {
-        const failed = formError(error);
-        if (failed.status >= 500) throw error;
-        try {
-          await orderPage(res, failed.status, id, { error: failed.error });
-        } catch {
-          show(res, failed.status, { title: 'Order', error: failed.error, body: html`<p><a href="/orders">All orders</a></p>` });
-        }
-      }
+      const done = await decide(callsOf(res), decision, id, reasonOf(req));
+      if (!done.ok) return orderPage(res, done.status, id, { error: done.error });
+      seeOther(res, withNotice(backTo(req, `/orders/${id}`), done.value.status, done.value.id));
     });
   }
   return router;

@@ -6,28 +6,29 @@ import { at, moneyFormat, percent, quantity } from '../format.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 import { ordersTable } from '../orders-view.js';
+import { callsOf } from '../channel.js';
+import { must } from '../present.js';
 import { sendPage, seeOther } from '../respond.js';
-import { actorFor, visitorOf } from '../visitor.js';
-import type { Policy } from '../../services/policies.js';
+import { visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 const RECENT_ORDERS = 5;
 const TODAY_ORDERS = 100;
 
 /** Where the account stands at a glance: value, cash, allocation against target, value over time, today, what waits for a decision. */
-export function overviewRoutes({ services }: DashboardContext): Router {
+export function overviewRoutes(_context: DashboardContext): Router {
   const router = Router();
   router.get('/overview', requireSession, async (_req, res) => {
     const visitor = visitorOf(res);
-    const portfolio = await services.portfolio.get(actorFor(visitor, 'getPortfolio'), 'US');
-    const policy: Policy | null = await services.policies.current(actorFor(visitor, 'getCurrentPolicy')).catch(() => null);
-    const history = await services.valueHistory.of(actorFor(visitor, 'getPortfolio'));
-    const pending = await services.orders.list(actorFor(visitor, 'listOrders'), { status: 'proposed', limit: RECENT_ORDERS });
-    const recent = await services.orders.list(actorFor(visitor, 'listOrders'), { limit: TODAY_ORDERS });
-    const modes = await services.ideas.modesOf(
-      actorFor(visitor, 'listIdeas'),
-      [...pending.data, ...recent.data].map((o) => o.idea_id),
-    );
+    const calls = callsOf(res);
+    const portfolio = must(await calls.operation('getPortfolio', { query: { market: 'US' } }));
+    // No policy yet (or one stored before limits were bounded): the page shows no target.
+    const current = await calls.operation('getCurrentPolicy');
+    const policy = current.ok ? current.value : null;
+    const history = must(await calls.action('valueHistory'));
+    const pending = must(await calls.operation('listOrders', { query: { status: 'proposed', limit: RECENT_ORDERS } }));
+    const recent = must(await calls.operation('listOrders', { query: { limit: TODAY_ORDERS } }));
+    const modes = must(await calls.action('ideaModes', { ids: [...pending.data, ...recent.data].map((o) => o.idea_id) }));
     const money = moneyFormat(portfolio.currency);
 
     const today = portfolio.as_of.slice(0, 10);
@@ -48,7 +49,7 @@ export function overviewRoutes({ services }: DashboardContext): Router {
     );
     const cashWeight = portfolio.total_value > 0 ? portfolio.cash / portfolio.total_value : 1;
 
-    const body = html`${await checklist(services, visitor)}
+    const body = html`${await checklist(calls)}
 <section aria-labelledby="glance-heading"><h2 id="glance-heading">At a glance</h2>
 <dl class="tiles"><div><dt>Total value</dt><dd>${money(portfolio.total_value)}</dd></div><div><dt>Cash</dt><dd>${money(portfolio.cash)}</dd></div><div><dt>Invested</dt><dd>${money(portfolio.market_value)}</dd></div><div><dt>Awaiting your decision</dt><dd><a href="/orders?status=proposed">${pending.data.length}${pending.next_cursor ? '+' : ''} ${pending.data.length === 1 ? 'order' : 'orders'}</a></dd></div></dl>
 <p class="help">Prices as of ${at(portfolio.as_of)}.</p></section>
@@ -67,9 +68,8 @@ export function overviewRoutes({ services }: DashboardContext): Router {
 
   /** The checklist's docs link: marks the step, then on to the API's documentation. */
   router.get('/go/docs', requireSession, async (_req, res) => {
-    const visitor = visitorOf(res);
-    await services.checklist.mark(actorFor(visitor, 'listClients'), 'docs');
-    seeOther(res, visitor.docsUrl);
+    must(await callsOf(res).action('markChecklist', { item: 'docs' }));
+    seeOther(res, visitorOf(res).docsUrl);
   });
   return router;
 }

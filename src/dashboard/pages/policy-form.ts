@@ -1,11 +1,11 @@
 import MarkdownIt from 'markdown-it';
-import type { Policy, PolicyCreateRequest } from '../../services/policies.js';
 import { PAPER_MARKETS } from '../../services/brokers.js';
 import type { Disclosure } from '../../services/disclosures.js';
-import { InvalidInputError } from '../../services/errors.js';
 import { dec } from '../../services/money.js';
+import { weightSum, WEIGHT_TOLERANCE, type Policy } from '../../services/policies.js';
 import { Html, html } from '../html.js';
 import { csrfField } from '../layout.js';
+import type { FieldLabels } from '../present.js';
 import type { Visitor } from '../visitor.js';
 
 /** Markdown as HTML with raw HTML off (the disclosure is ours, but nothing in it may become markup by accident). */
@@ -16,24 +16,48 @@ const BLANK_ROWS = 2;
 const MAX_ROWS = 100;
 type Form = Record<string, string | string[] | undefined>;
 
+/** A percentage the API takes as a fraction: the label says so, since the contract's bounds are the fraction's. */
+const FRACTION = '(a fraction here: 1 is 100 %)';
+
+/** The form's fields by the contract's pointers (the problems of createPolicy name these). */
+export const POLICY_LABELS: FieldLabels = {
+  '/limits/max_order_notional': 'Largest order',
+  '/limits/max_position_weight': `Largest position weight ${FRACTION}`,
+  '/limits/max_daily_notional': 'Daily traded limit',
+  '/limits/max_daily_loss': 'Daily loss limit',
+  '/limits/allowed_markets': 'Allowed markets',
+  '/limits/allowed_symbols': 'Allowed symbols',
+  '/limits/allowed_symbols/*': 'Allowed symbol {n}',
+  '/limits/blocked_symbols': 'Blocked symbols',
+  '/limits/blocked_symbols/*': 'Blocked symbol {n}',
+  '/target_allocation': 'Target allocation',
+  '/target_allocation/*/symbol': 'Allocation row {n}: symbol',
+  '/target_allocation/*/weight': `Allocation row {n}: weight ${FRACTION}`,
+  '/rebalance_band': `Rebalance band ${FRACTION}`,
+  '/consent/accepted': 'Consent',
+  '/consent/signer_name': 'Signature',
+};
+
 const text = (form: Form, name: string) => {
   const value = form[name];
   return typeof value === 'string' ? value.trim() : '';
 };
 const list = (form: Form, name: string) =>
   ([] as (string | undefined)[]).concat(form[name]).map((v) => (typeof v === 'string' ? v.trim() : ''));
-/** A number when the field holds one; otherwise the text itself, so the contract's validation names the field. */
-const numeric = (value: string): number | string =>
-  value !== '' && Number.isFinite(Number(value.replace(/,/g, ''))) ? Number(value.replace(/,/g, '')) : value;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** An amount as typed (thousands separated by commas or not) as a number; other text stays text, for the contract to name. */
+const amount = (value: string): number | string =>
+  Number.isFinite(Number(value.replace(/,/g, ''))) ? Number(value.replace(/,/g, '')) : value;
+/** A percentage as typed as the fraction the API takes, exactly (decimal: 33.3 → 0.333); other text stays text. */
+const fraction = (value: string): number | string => (DECIMAL.test(value) ? Number(dec(value).dividedBy(100).toString()) : value);
+const asPercent = (weight: number) => dec(weight).times(100).toString();
 const symbols = (value: string) =>
   value
     .split(/[\s,]+/)
     .filter(Boolean)
     .map((s) => s.toUpperCase());
-const isPercent = (value: string) => /^\d{1,3}(\.\d{1,6})?$/.test(value) && Number(value) <= 100;
-/** A percentage typed by a person as the fraction the API takes, exactly (decimal: 33.3 → 0.333). */
-const fraction = (value: string) => Number(dec(value).dividedBy(100).toString());
-const asPercent = (weight: number) => dec(weight).times(100).toString();
+/** A member only when its field was filled in: a blank field is left out, as an API client would (the contract names it if required). */
+const given = <T>(name: string, value: string, parse: (value: string) => T) => (value === '' ? {} : { [name]: parse(value) });
 
 /** The allocation rows the form holds (blank rows dropped). */
 function targetRows(form: Form): { symbol: string; percent: string }[] {
@@ -45,58 +69,32 @@ function targetRows(form: Form): { symbol: string; percent: string }[] {
   })).filter((r) => r.symbol || r.percent);
 }
 
-/** A signature is a full name: at least two words with letters in them. */
-export const isFullName = (name: string) => name.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2;
-
 /**
- * The request body the form describes, after the checks that are the dashboard's own (a person types percentages
- * and signs with a full name); blank optional fields are left out, as an API client would. The contract and the
- * use case check the rest.
+ * The request body the form describes, for createPolicy: typed text turned into the contract's values (amounts,
+ * percentages as exact fractions, symbol lists, the tick box as `accepted`), blank fields left out. Parsing only:
+ * every rule (bounds, the weights' sum, the signature, the consent) is the contract's and the service's.
  */
-export function policyRequest(form: Form, disclosureVersion: string): PolicyCreateRequest {
-  const problems: { field: string; detail: string }[] = [];
-  const rows = targetRows(form);
-  rows.forEach((r, i) => {
-    if (!r.symbol) problems.push({ field: `allocation row ${i + 1}`, detail: 'needs a symbol' });
-    if (!isPercent(r.percent))
-      problems.push({ field: `allocation row ${i + 1}`, detail: 'needs a weight in percent, from 0 to 100 (for example 60)' });
-  });
-  if (rows.length === 0) problems.push({ field: 'target allocation', detail: 'needs at least one symbol with its weight' });
-  else if (problems.length === 0) {
-    const sum = rows.reduce((total, r) => total.plus(dec(r.percent)), dec(0));
-    if (!sum.equals(100))
-      problems.push({ field: 'target allocation', detail: `weights add up to ${sum.toString()} %; they must add up to 100 %` });
-  }
-  for (const [name, label] of [
-    ['max_position_weight', 'largest position weight'],
-    ['rebalance_band', 'rebalance band'],
-  ] as const) {
-    const value = text(form, name);
-    if (value !== '' && !isPercent(value)) problems.push({ field: label, detail: 'must be a percentage from 0 to 100' });
-  }
-  if (form.consent_accepted !== 'yes') problems.push({ field: 'consent', detail: 'tick the box to agree to the disclosure' });
-  if (!isFullName(text(form, 'signer_name')))
-    problems.push({ field: 'signature', detail: 'type your full name, first and last (at least two words)' });
-  if (problems.length > 0) throw new InvalidInputError(problems);
-
+export function policyRequest(form: Form, disclosureVersion: string): Record<string, unknown> {
   const allowed = symbols(text(form, 'allowed_symbols'));
   const blocked = symbols(text(form, 'blocked_symbols'));
-  const band = text(form, 'rebalance_band');
-  const weight = text(form, 'max_position_weight');
   return {
     limits: {
-      max_order_notional: numeric(text(form, 'max_order_notional')),
-      max_position_weight: weight === '' ? weight : fraction(weight),
-      max_daily_notional: numeric(text(form, 'max_daily_notional')),
-      max_daily_loss: numeric(text(form, 'max_daily_loss')),
+      ...given('max_order_notional', text(form, 'max_order_notional'), amount),
+      ...given('max_position_weight', text(form, 'max_position_weight'), fraction),
+      ...given('max_daily_notional', text(form, 'max_daily_notional'), amount),
+      ...given('max_daily_loss', text(form, 'max_daily_loss'), amount),
       allowed_markets: ([] as string[]).concat(form.allowed_markets ?? []),
       ...(allowed.length ? { allowed_symbols: allowed } : {}),
       ...(blocked.length ? { blocked_symbols: blocked } : {}),
     },
-    target_allocation: rows.map((r) => ({ symbol: r.symbol, weight: fraction(r.percent) })),
-    ...(band ? { rebalance_band: fraction(band) } : {}),
-    consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: text(form, 'signer_name') },
-  } as PolicyCreateRequest;
+    target_allocation: targetRows(form).map((r) => ({ ...given('symbol', r.symbol, String), ...given('weight', r.percent, fraction) })),
+    ...given('rebalance_band', text(form, 'rebalance_band'), fraction),
+    consent: {
+      disclosure_version: disclosureVersion,
+      accepted: form.consent_accepted === 'yes',
+      ...given('signer_name', text(form, 'signer_name'), String),
+    },
+  };
 }
 
 /** The form's values: what was submitted, else the current policy, else sensible starting limits. The signature is never pre-filled. */
@@ -144,7 +142,8 @@ export function policyForm(visitor: Visitor, values: Form, disclosure: Disclosur
   const markets = ([] as string[]).concat(values.allowed_markets ?? []);
   const number = html`inputmode="decimal" required`;
   const rows = targetRows(values);
-  const sum = rows.filter((r) => isPercent(r.percent)).reduce((total, r) => total.plus(dec(r.percent)), dec(0));
+  const weights = rows.map((r) => fraction(r.percent)).filter((w): w is number => typeof w === 'number');
+  const sum = weightSum(weights);
   return html`<form method="post" action="/policy" class="stack policy-form">${csrfField(visitor)}
 <fieldset><legend>Risk limits</legend>
 ${input(values, 'max_order_notional', 'Largest order', `The most one order may cost, in ${currency}.`, number, currency)}
@@ -161,7 +160,7 @@ ${input(values, 'blocked_symbols', 'Blocked symbols (optional)', 'Comma-separate
 <table class="cards targets"><thead><tr><th scope="col">Symbol</th><th scope="col">Weight</th><th scope="col"><span class="visually-hidden">Row</span></th></tr></thead>
 <tbody>${rows.map((r) => allocationRow(r.symbol, r.percent))}${Array.from({ length: BLANK_ROWS }, () => allocationRow('', ''))}</tbody></table>
 <template id="allocation-row">${allocationRow('', '')}</template>
-<p class="running-sum" aria-live="polite">Total: <output id="allocation-sum" data-sum>${sum.toString()}</output> %${sum.equals(100) ? '' : ' (must be 100 %)'}</p>
+<p class="running-sum" aria-live="polite">Total: <output id="allocation-sum" data-sum data-tolerance="${WEIGHT_TOLERANCE.times(100).toString()}">${sum.sum.times(100).toString()}</output> %${sum.isOne ? '' : ' (must be 100 %)'}</p>
 <button type="button" class="secondary" id="add-row" hidden>Add a row</button>
 </fieldset>
 ${input(values, 'rebalance_band', 'Rebalance band', 'How far a weight may drift from its target before rebalancing proposes orders.', html`inputmode="decimal"`, '%')}

@@ -3,19 +3,22 @@ import type { DashboardContext } from '../context.js';
 import { at } from '../format.js';
 import { html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
-import { formError, seeOther, sendPage } from '../respond.js';
-import { actorFor, visitorOf } from '../visitor.js';
+import { callsOf } from '../channel.js';
+import { must } from '../present.js';
+import { seeOther, sendPage } from '../respond.js';
+import { visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 const HISTORY = 50;
 
-export function safetyRoutes({ services, contract }: DashboardContext): Router {
+export function safetyRoutes(_context: DashboardContext): Router {
   const router = Router();
 
   async function safetyPage(res: Response, status: number, options: Pick<PageOptions, 'error' | 'notice'> = {}) {
     const visitor = visitorOf(res);
-    const state = await services.killSwitchNames.state(actorFor(visitor, 'getKillSwitch'));
-    const history = await services.killSwitchNames.history(actorFor(visitor, 'getKillSwitch'), HISTORY);
+    const calls = callsOf(res);
+    const state = must(await calls.action('namedKillSwitch'));
+    const history = must(await calls.action('killSwitchHistory', { limit: HISTORY }));
     const status_ = state.engaged
       ? html`<p class="engaged"><strong>Engaged</strong>${state.level === 'global' ? ' (global: operators engaged it for every account)' : ''}: no order can be approved.</p>
 <dl class="summary"><dt>Reason</dt><dd>${state.reason ?? '—'}</dd><dt>Since</dt><dd>${at(state.engaged_at)}</dd><dt>Engaged by</dt><dd>${state.engaged_by_name ?? '—'}</dd></dl>`
@@ -62,22 +65,16 @@ export function safetyRoutes({ services, contract }: DashboardContext): Router {
   );
   router.post('/safety/engage', requireSession, async (req: Request, res: Response) => {
     const reason = String((req.body as { reason?: string }).reason ?? '').trim();
-    try {
-      contract.validate('engageKillSwitch', { body: { reason } });
-      await services.killSwitch.engage(actorFor(visitorOf(res), 'engageKillSwitch'), reason);
-      seeOther(res, '/safety?done=engaged');
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      await safetyPage(res, failed.status, { error: failed.error });
-    }
+    const engaged = await callsOf(res).operation('engageKillSwitch', { body: { reason } }, { '/reason': 'reason' });
+    if (!engaged.ok) return safetyPage(res, engaged.status, { error: engaged.error });
+    seeOther(res, '/safety?done=engaged');
   });
   router.post('/safety/release', requireSession, async (req: Request, res: Response) => {
     const reason =
       String((req.body as { reason?: string }).reason ?? '')
         .trim()
         .slice(0, 500) || null;
-    await services.killSwitch.release(actorFor(visitorOf(res), 'releaseKillSwitch'), reason);
+    must(await callsOf(res).action('releaseKillSwitch', { reason }));
     seeOther(res, '/safety?done=released');
   });
   return router;

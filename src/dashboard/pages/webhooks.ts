@@ -4,8 +4,10 @@ import type { DeliveryView, EndpointView } from '../../services/webhooks/endpoin
 import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
-import { formError, seeOther, sendPage } from '../respond.js';
-import { actorFor, visitorOf, type Visitor } from '../visitor.js';
+import { callsOf } from '../channel.js';
+import { must } from '../present.js';
+import { seeOther, sendPage } from '../respond.js';
+import { visitorOf, type Visitor } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 /** The secret of an endpoint just made or rotated: kept in the session's flash until the next page shows it, once. */
@@ -90,21 +92,22 @@ const CONFIRM = {
   },
 } as const;
 
+/** The add form's labels for the fields the webhook service names. */
+const ENDPOINT_LABELS = { '/url': 'Endpoint URL', '/description': 'Description', '/event_types': 'Event types to send' };
+
 /** Developer → Webhooks: endpoints, their secrets and their delivery logs, for the signed-in human only. */
-export function webhookRoutes({ services }: DashboardContext): Router {
+export function webhookRoutes({ sessions }: DashboardContext): Router {
   const router = Router();
-  const actor = (res: Response) => actorFor(visitorOf(res), 'manageWebhooks');
-  const owner = (res: Response) => ({ accountId: actor(res).accountId });
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
     sendPage(res, status, page({ ...options, visitor: visitorOf(res), section: '/developer' }));
   const takeSecret = async (visitor: Visitor, endpointId?: string) => {
-    const flash = await services.sessions.takeFlash(visitor.token!);
+    const flash = await sessions.takeFlash(visitor.token!);
     const notice = flash ? (JSON.parse(flash) as Partial<WebhookSecretNotice>) : null;
     return notice?.kind === 'webhook-secret' && (!endpointId || notice.endpoint_id === endpointId) ? (notice as WebhookSecretNotice) : null;
   };
 
   async function listPage(res: Response, status: number, error: PageOptions['error'] = null, notice: string | null = null) {
-    const endpoints = await services.webhooks.list(owner(res));
+    const endpoints = must(await callsOf(res).action('listWebhooks'));
     show(res, status, {
       title: 'Webhooks',
       error,
@@ -115,8 +118,9 @@ export function webhookRoutes({ services }: DashboardContext): Router {
 
   async function endpointPage(res: Response, id: string, notice: string | null = null) {
     const visitor = visitorOf(res);
-    const endpoint = await services.webhooks.get(owner(res), id);
-    const deliveries = await services.webhooks.deliveries(owner(res), id);
+    const calls = callsOf(res);
+    const endpoint = must(await calls.action('getWebhook', { id }));
+    const deliveries = must(await calls.action('webhookDeliveries', { id }));
     const secret = await takeSecret(visitor, id);
     const action = (path: string, label: string, danger = false) =>
       html`<form method="post" action="/developer/webhooks/${endpoint.id}/${path}">${csrfField(visitor)}<button type="submit"${danger ? html` class="danger"` : html``}>${label}</button></form>`;
@@ -135,24 +139,17 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     });
   }
 
-  const remember = (visitor: Visitor, notice: WebhookSecretNotice) => services.sessions.setFlash(visitor.token!, JSON.stringify(notice));
+  const remember = (visitor: Visitor, notice: WebhookSecretNotice) => sessions.setFlash(visitor.token!, JSON.stringify(notice));
 
   router.get('/developer/webhooks', requireSession, (req, res) => listPage(res, 200, null, req.query.deleted ? 'Endpoint deleted.' : null));
   router.post('/developer/webhooks', requireSession, async (req: Request, res: Response) => {
     const form = req.body as { url?: string; description?: string; event_types?: string | string[] };
-    try {
-      const endpoint = await services.webhooks.create(actor(res).accountId, {
-        url: form.url ?? '',
-        description: form.description,
-        eventTypes: ([] as string[]).concat(form.event_types ?? []),
-      });
-      await remember(visitorOf(res), { kind: 'webhook-secret', action: 'created', endpoint_id: endpoint.id, secret: endpoint.secret });
-      seeOther(res, `/developer/webhooks/${endpoint.id}`);
-    } catch (error) {
-      const failed = formError(error);
-      if (failed.status >= 500) throw error;
-      await listPage(res, failed.status, failed.error);
-    }
+    const input = { url: form.url ?? '', description: form.description, eventTypes: ([] as string[]).concat(form.event_types ?? []) };
+    const created = await callsOf(res).action('createWebhook', input, ENDPOINT_LABELS);
+    if (!created.ok) return listPage(res, created.status, created.error);
+    const endpoint = created.value;
+    await remember(visitorOf(res), { kind: 'webhook-secret', action: 'created', endpoint_id: endpoint.id, secret: endpoint.secret });
+    seeOther(res, `/developer/webhooks/${endpoint.id}`);
   });
   const NOTICES: Record<string, string> = {
     test: 'Test event queued: it appears in the log below within a moment.',
@@ -165,7 +162,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
   );
   for (const [kind, confirm] of Object.entries(CONFIRM)) {
     router.get(`/developer/webhooks/:id/${kind}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      const endpoint = await services.webhooks.get(owner(res), req.params.id);
+      const endpoint = must(await callsOf(res).action('getWebhook', { id: req.params.id }));
       show(res, 200, {
         title: confirm.title,
         body: html`<p>${confirm.title} for <code>${endpoint.url}</code>?</p><p>${confirm.text}</p>
@@ -174,16 +171,16 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     });
   }
   router.post('/developer/webhooks/:id/rotate', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    const endpoint = await services.webhooks.rotate(owner(res), req.params.id);
+    const endpoint = must(await callsOf(res).action('rotateWebhook', { id: req.params.id }));
     await remember(visitorOf(res), { kind: 'webhook-secret', action: 'rotated', endpoint_id: endpoint.id, secret: endpoint.secret });
     seeOther(res, `/developer/webhooks/${endpoint.id}`);
   });
   router.post('/developer/webhooks/:id/delete', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    await services.webhooks.remove(owner(res), req.params.id);
+    must(await callsOf(res).action('removeWebhook', { id: req.params.id }));
     seeOther(res, '/developer/webhooks?deleted=1');
   });
   router.post('/developer/webhooks/:id/test', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    await services.webhooks.sendTest(owner(res), req.params.id);
+    must(await callsOf(res).action('testWebhook', { id: req.params.id }));
     seeOther(res, `/developer/webhooks/${req.params.id}?done=test`);
   });
   for (const [path, enabled] of [
@@ -191,7 +188,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     ['enable', true],
   ] as const) {
     router.post(`/developer/webhooks/:id/${path}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      await services.webhooks.setEnabled(owner(res), req.params.id, enabled);
+      must(await callsOf(res).action('enableWebhook', { id: req.params.id, enabled }));
       seeOther(res, `/developer/webhooks/${req.params.id}?done=${enabled ? 'enabled' : 'disabled'}`);
     });
   }
@@ -199,7 +196,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     '/developer/webhooks/:id/deliveries/:delivery/retry',
     requireSession,
     async (req: Request<{ id: string; delivery: string }>, res: Response) => {
-      await services.webhooks.retry(owner(res), req.params.id, req.params.delivery);
+      must(await callsOf(res).action('retryDelivery', { id: req.params.id, delivery: req.params.delivery }));
       seeOther(res, `/developer/webhooks/${req.params.id}?done=retried`);
     },
   );
