@@ -1922,7 +1922,7 @@ export interface components {
             /** @description Must be true (false is 422 `consent-refused`). */
             accepted: boolean;
             /**
-             * @description Name of the person consenting.
+             * @description Name of the person consenting, as they sign with it; one word is a name too. A value without a letter signs nothing and is refused (400 `validation-error` at `/consent/signer_name`).
              * @example Ada Lovelace
              */
             signer_name: string;

@@ -31,8 +31,11 @@ export function weightSum(weights: readonly number[]): { sum: Dec; isOne: boolea
   return { sum, isOne: sum.minus(1).abs().lessThanOrEqualTo(WEIGHT_TOLERANCE) };
 }
 
-/** A signature is a full name: at least two words with letters in them. */
-const isFullName = (name: string) => name.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2;
+/**
+ * A signature is a name: it holds a letter (blank space, digits or punctuation alone sign nothing). One word is a
+ * name too — people with a single name sign with it.
+ */
+const isName = (name: string) => /\p{L}/u.test(name);
 
 function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<PolicyCreateRequest['consent']> {
   const disclosure = currentDisclosure();
@@ -52,8 +55,7 @@ function checkConsent(consent: PolicyCreateRequest['consent']): NonNullable<Poli
       { current_disclosure_version: disclosure.version },
     );
   }
-  if (!isFullName(consent.signer_name))
-    throw invalidField('consent/signer_name', 'must be a full name, first and last (at least two words)');
+  if (!isName(consent.signer_name)) throw invalidField('consent/signer_name', 'must be a name: it holds no letter');
   return consent;
 }
 

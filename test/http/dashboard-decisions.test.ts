@@ -112,7 +112,7 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     }
   });
 
-  it('signs a policy from percentages and a typed full name; the service refuses a sum other than 100 % and a one-word name, storing nothing', async () => {
+  it('signs a policy from percentages and a typed full name; the service refuses a sum other than 100 % and a signature without a letter, storing nothing', async () => {
     const { visitor, account } = await person();
     const form = (overrides: Record<string, string | string[]> = {}) => ({
       max_order_notional: '10,000',
@@ -130,9 +130,9 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     const short = await visitor.submit('/policy', form({ target_percent: ['33.3', '33.3', '30', ''] }), '/policy');
     expect(short.status).to.equal(422);
     expect(await short.text()).to.include('Target weights sum to 0.966 (96.6 %); they must sum to 1 (100 %)');
-    const unsigned = await visitor.submit('/policy', form({ signer_name: 'demo' }), '/policy');
+    const unsigned = await visitor.submit('/policy', form({ signer_name: '1234' }), '/policy');
     expect(unsigned.status).to.equal(400);
-    expect(await unsigned.text()).to.include('<strong>Signature</strong> must be a full name, first and last');
+    expect(await unsigned.text()).to.include('<strong>Signature</strong> must be a name: it holds no letter');
     expect((await server.api.get('/v1/policies/current', { token: account.token })).status, 'nothing stored').to.equal(404);
 
     const signed = await visitor.submit('/policy', form(), '/policy');

@@ -168,8 +168,8 @@ ${input(values, 'rebalance_band', 'Rebalance band', 'How far a weight may drift 
 <div class="disclosure-text" tabindex="0" role="region" aria-label="Disclosure text">${disclosureHtml(disclosure)}</div>
 <p class="help">SHA-256 of this text: <code>${disclosure.sha256}</code></p></section>
 <div class="check"><input type="checkbox" id="consent_accepted" name="consent_accepted" value="yes" required><label for="consent_accepted">I have read disclosure ${disclosure.version} above, agree to it and to keeping this agreement as an electronic record.</label></div>
-<label for="signer_name">Type your full name to sign</label><input id="signer_name" name="signer_name" autocomplete="off" required maxlength="200" pattern=".*\\S\\s+\\S.*" aria-describedby="signer-help" value="">
-<p id="signer-help" class="help">Your first and last name, as your signature of this policy version.</p>
+<label for="signer_name">Type your full name to sign</label><input id="signer_name" name="signer_name" autocomplete="off" required maxlength="200" pattern=".*\\p{L}.*" aria-describedby="signer-help" value="">
+<p id="signer-help" class="help">Your name as you sign with it: your signature of this policy version.</p>
 <button type="submit">Sign and create the new version</button>
 </form>`;
 }
