@@ -1,5 +1,5 @@
-import type { RequestInfo } from './types.js';
-import type { Handler } from './types.js';
+import type { RequestInfo } from '../src/http/request-state.js';
+import type { Handler } from '../src/http/handler-types.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 

@@ -1,6 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import type { AnonymousHandlers, SuccessShapes } from '../../handlers/types.js';
 import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
 import type { BearerOperationId } from '../auth/authorize.js';
 import type { ContractOperation } from '../contract/operations.js';
@@ -9,6 +8,7 @@ import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
 import { challengeHeaderProblem, errorToReply, problemToReply } from './errors.js';
+import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
 import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import type { ApiRequestState } from './request-state.js';
