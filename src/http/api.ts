@@ -10,7 +10,7 @@ import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
 import { challengeHeaderProblem, errorToReply, problemToReply } from './errors.js';
 import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
-import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
+import { atRequest, problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import type { ApiRequestState } from './request-state.js';
 import { RouteTable } from './routes.js';
 
@@ -158,10 +158,7 @@ export async function createApiMiddleware(
     }
     if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
       reply = tokenEndpointReply(reply);
-    if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
-      reply.body = { ...reply.body, instance: req.path, request_id: state.requestInfo.id };
-    }
-    sendReply(res, reply);
+    sendReply(res, atRequest(reply, req, state.requestInfo));
   };
   return Object.assign(middleware, { routes, rawBody });
 }
