@@ -18,14 +18,14 @@ const TOKEN_OPERATION = 'issueToken';
 const CHALLENGE_HEADER = 'x-ias-challenge';
 
 /**
- * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition
- * check is of OpenAPI 3.0 and refuses a valid 3.1 document; `redocly lint` is the judge of the spec here) and
- * `validate: false` (the contract's one validator checks every channel's input: src/contract/operations.ts), and
- * `getOperations()` called once — its router rebuilds every operation object on each call, and its `handleRequest`
- * matched twice and parsed three times, which cost more CPU than the rest of a light read together. Each request
- * then runs one straight path here: one route match (RouteTable), 406, and for a bearer operation the application's
- * pipeline (the token authenticated first; its scopes, the body — read only once the caller is authorized — the
- * validation, the key and the use case in the pipeline); an anonymous operation validates and runs its handler.
+ * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition check
+ * is of OpenAPI 3.0 and refuses a valid 3.1 document; `redocly lint` is the judge of the spec here) and `validate:
+ * false` (the contract's one validator checks every channel's input: src/contract/operations.ts), and `getOperations()`
+ * called once — its router rebuilds every operation object on each call, and its `handleRequest` matches twice and
+ * parses three times, on the path of every light read. Each request then runs one straight path here: one route match
+ * (RouteTable), 406, and for a bearer operation the application's pipeline (the token authenticated first; its scopes,
+ * the body — read only once the caller is authorized — the validation, the key and the use case in the pipeline); an
+ * anonymous operation validates and runs its handler.
  */
 export async function createApiMiddleware(
   document: Document,

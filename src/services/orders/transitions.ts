@@ -41,11 +41,10 @@ export interface FillWrite {
 type RecordValues = Record<string, unknown>;
 
 /**
- * The parameters of a record() statement, by name: the order's, one set per step, one outbox event per step, and for
- * a fill its own (with the position's when it stays open, and the day's bought quantity when the fill came after the
+ * The parameters of a record() statement, by name: the order's, one set per step, one outbox event per step, and for a
+ * fill its own (with the position's when it stays open, and the day's bought quantity when the fill came after the
  * day's first instant). They are the statement's shape: each list's SQL is compiled once (CompiledOnce), keyed by the
- * list itself, and its values go in as parameters. Kysely building and compiling this statement was a tenth of an
- * approval's CPU in the service, measured with a CPU profile under the approvals bench.
+ * list itself, and its values go in as parameters: building and compiling it with Kysely on every approval is not free.
  */
 function recordNames(
   steps: number,
