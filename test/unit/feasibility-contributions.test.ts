@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { evaluateFeasibility, type FeasibilityInput, type FeasibilityResult } from '../../src/services/feasibility.js';
 import { ContributionLaw } from '../../src/feasibility/laws/conditional-lognormal.js';
 import { GridReach } from '../../src/feasibility/laws/log-grid-reach.js';
-import { GridWealth, MAX_NODES } from '../../src/feasibility/laws/log-grid.js';
+import { GridWealth } from '../../src/feasibility/laws/log-grid.js';
+import { MAX_NODES } from '../../src/feasibility/laws/log-grid-nodes.js';
 import { WealthMoments } from '../../src/feasibility/laws/moments.js';
 import { monteCarlo } from '../support/feasibility.js';
 
