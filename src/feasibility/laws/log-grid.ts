@@ -15,7 +15,7 @@
 // The first month (or two, without capital) is in closed form; the leftover fraction is integrated out when read
 // (Gauss–Legendre). Only the window where 1e-10 < F < 1 − 1e-10 is computed.
 //
-// Accuracy (test/unit/feasibility.test.ts): probabilities within 0.00005 of a grid with 4 points per monthly sd
+// Accuracy (test/unit/feasibility-laws.test.ts): probabilities within 0.00005 of a grid with 4 points per monthly sd
 // (measured 0.000003 over horizons 1–50 y, σ 0.05–0.35, μ −0.05–0.15 where s²T > 1); at σ 0.6–2, where the step is
 // capped, within 0.0002 of one with 4 points per sd and steps of 0.03 (measured 0.00015: steps of 0.12 erred 0.00008
 // and cost about four times as much); within the sampling error of the 1,000,000-path references (24 of them at
