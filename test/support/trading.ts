@@ -7,27 +7,29 @@ export interface PolicyOverrides {
   target_allocation?: { symbol: string; weight: number }[];
 }
 
-/** Creates a policy through the API, consenting to the current disclosure. */
-export async function createPolicy(server: TestServer, token: string, overrides: PolicyOverrides = {}) {
+/** A policy's request body (60/40 VTI and BND under wide limits, and `overrides`), consenting to the current disclosure. */
+export async function policyBody(server: TestServer, token: string, overrides: PolicyOverrides = {}) {
   const disclosure = await server.api.get('/v1/disclosures/current', { token });
-  const response = await server.api.post('/v1/policies', {
-    token,
-    json: {
-      limits: {
-        max_order_notional: 50_000,
-        max_position_weight: 0.8,
-        max_daily_notional: 500_000,
-        max_daily_loss: 50_000,
-        allowed_markets: ['US'],
-        ...overrides.limits,
-      },
-      target_allocation: overrides.target_allocation ?? [
-        { symbol: 'VTI', weight: 0.6 },
-        { symbol: 'BND', weight: 0.4 },
-      ],
-      consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+  return {
+    limits: {
+      max_order_notional: 50_000,
+      max_position_weight: 0.8,
+      max_daily_notional: 500_000,
+      max_daily_loss: 50_000,
+      allowed_markets: ['US'],
+      ...overrides.limits,
     },
-  });
+    target_allocation: overrides.target_allocation ?? [
+      { symbol: 'VTI', weight: 0.6 },
+      { symbol: 'BND', weight: 0.4 },
+    ],
+    consent: { disclosure_version: disclosure.body.version, accepted: true, signer_name: 'Test Holder' },
+  };
+}
+
+/** Creates a policy through the API (policyBody). */
+export async function createPolicy(server: TestServer, token: string, overrides: PolicyOverrides = {}) {
+  const response = await server.api.post('/v1/policies', { token, json: await policyBody(server, token, overrides) });
   if (response.status !== 201) throw new Error(`policy not created: ${response.status} ${response.text}`);
   return response.body;
 }
