@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { storeIdea } from '../../src/services/orders/propose.js';
 import { dec } from '../../src/services/money.js';
 import type { TestServer } from './server.js';
@@ -75,4 +76,19 @@ export function manualClock(start: string) {
       now = new Date(now.getTime() + ms);
     },
   };
+}
+
+/** A new account holding a policy (`policy` over policyBody's), and a way to propose it one order per trade. */
+export async function policyHolder(server: TestServer, policy: PolicyOverrides = {}) {
+  const account = await server.account(['read', 'trade', 'write']);
+  await createPolicy(server, account.token, policy);
+  return { ...account, propose: (...trades: TradeSpec[]) => propose(server, account, trades) };
+}
+
+/** A refused approval: 422 checks-failed naming `check` among its failed checks, each with a message. */
+export function expectChecksFailed(server: TestServer, response: { status: number; body: any }, check: string): void {
+  expect(response.status, JSON.stringify(response.body)).to.equal(422);
+  expect(response.body.type).to.equal(`${server.url}/problems/checks-failed`);
+  expect(response.body.failed_checks.map((f: { check: string }) => f.check)).to.include(check);
+  for (const failed of response.body.failed_checks) expect(failed.message).to.be.a('string').and.not.empty;
 }
