@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import madge from 'madge';
-import { disallowed, folderTable, mutual, pointingUp, relativeImports, sourceFiles } from '../support/architecture.js';
+import { disallowed, folderTable, lineCount, mutual, pointingUp, relativeImports, sourceFiles } from '../support/architecture.js';
 
 /** The layers that know no transport: the use cases, the pipeline and what they stand on. */
 const TRANSPORT_FREE = ['src/services/', 'src/application/', 'src/contract/', 'src/compute/', 'src/auth/', 'src/counters/'];
@@ -94,5 +94,25 @@ describe("layers: ARCHITECTURE.md's folder table holds the imports", () => {
     expect(
       pointingUp([...table, { units: ['src/late/'], mayImport: new Set(['src/http/', 'src/nowhere/']) }], ['generated/']),
     ).to.deep.equal(['src/late/ may import src/http/, which is not below it', 'src/late/ may import src/nowhere/, which has no row']);
+  });
+});
+
+/**
+ * Files over the bound that others are rewriting now (the dashboard's, the fuzzer's $ref handling); the test fails
+ * once one fits, so that the list only shrinks.
+ */
+const OVER_FOR_NOW = ['src/dashboard/assets/dashboard.css', 'test/fuzz/fuzzer.ts'];
+const MAX_LINES = 300;
+
+describe('layers: small files', () => {
+  it(`no hand-written source file under src, handlers, db, scripts, test or examples is over ${MAX_LINES} lines`, () => {
+    const files = sourceFiles(['src', 'handlers', 'db', 'scripts', 'test', 'examples'], /\.(ts|mts|mjs|js|cjs|css)$/);
+    expect(files.length, 'the sources were found').to.be.greaterThan(300);
+    const over = files.filter((file) => lineCount(file) > MAX_LINES);
+    expect(over.filter((file) => !OVER_FOR_NOW.includes(file)).map((file) => `${file}: ${lineCount(file)} lines`)).to.deep.equal([]);
+    expect(
+      OVER_FOR_NOW.filter((file) => !over.includes(file)),
+      'within the bound now: take it off OVER_FOR_NOW',
+    ).to.deep.equal([]);
   });
 });

@@ -105,3 +105,8 @@ export function pointingUp(table: Row[], exempt: string[]): string[] {
         }),
     );
 }
+/** The number of lines of a text file (a last line without a newline counts). */
+export function lineCount(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
