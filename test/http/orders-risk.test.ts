@@ -1,26 +1,14 @@
 import { expect } from 'chai';
 import { until } from '../support/poll.js';
 import { GLOBAL_SCOPE, engage, release } from '../../src/services/kill-switch.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-import { AdjustablePrices } from '../support/prices.js';
-import { expectChecksFailed, manualClock, policyHolder, type PolicyOverrides } from '../support/trading.js';
+import type { TestServer } from '../support/server.js';
+import { ordersSuite } from '../support/trading.js';
 
 describe('orders: the risk gate and the kill switch', () => {
+  const suite = ordersSuite('2026-11-20T15:00:00Z');
+  const { clock, prices, holder, approve, expectBlocked } = suite;
   let server: TestServer;
-  const clock = manualClock('2026-11-20T15:00:00Z');
-  const prices = new AdjustablePrices();
-
-  before(async () => {
-    // The clock and the prices start over with each run of the suite (a mutation run runs it many times in one process).
-    clock.set('2026-11-20T15:00:00Z');
-    prices.reset();
-    server = await startTestServer({}, { clock, prices });
-  });
-  after(() => server.close());
-
-  const holder = (policy?: PolicyOverrides) => policyHolder(server, policy);
-  const approve = (token: string, id: string) => server.api.post(`/v1/orders/${id}/approve`, { token });
-  const expectBlocked = (response: { status: number; body: any }, check: string) => expectChecksFailed(server, response, check);
+  before(() => (server = suite.server()));
 
   describe('risk gate', () => {
     it('blocks a buy beyond the cash (risk.buying_power) and a sell beyond the position (risk.position)', async () => {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { storeIdea } from '../../src/services/orders/propose.js';
 import { dec } from '../../src/services/money.js';
-import type { TestServer } from './server.js';
+import { AdjustablePrices } from './prices.js';
+import { startTestServer, type TestServer } from './server.js';
 
 export interface PolicyOverrides {
   limits?: Record<string, unknown>;
@@ -91,4 +92,30 @@ export function expectChecksFailed(server: TestServer, response: { status: numbe
   expect(response.body.type).to.equal(`${server.url}/problems/checks-failed`);
   expect(response.body.failed_checks.map((f: { check: string }) => f.check)).to.include(check);
   for (const failed of response.body.failed_checks) expect(failed.message).to.be.a('string').and.not.empty;
+}
+
+/**
+ * An orders suite's server, started before its tests and closed after them, with its own clock pinned at `start` and
+ * its own prices; both start over with each run of the suite (a mutation run runs it many times in one process).
+ * `server` is there once the suite's `before` hooks ran; the calls the orders suites make come with it.
+ */
+export function ordersSuite(start: string) {
+  const clock = manualClock(start);
+  const prices = new AdjustablePrices();
+  let started: TestServer | undefined;
+  before(async () => {
+    clock.set(start);
+    prices.reset();
+    started = await startTestServer({}, { clock, prices });
+  });
+  after(() => started?.close());
+  const server = () => started!;
+  return {
+    clock,
+    prices,
+    server,
+    holder: (policy?: PolicyOverrides) => policyHolder(server(), policy),
+    approve: (token: string, id: string) => server().api.post(`/v1/orders/${id}/approve`, { token }),
+    expectBlocked: (response: { status: number; body: any }, check: string) => expectChecksFailed(server(), response, check),
+  };
 }
