@@ -88,8 +88,8 @@ export async function memoryCase(bench: Bench, reading: Reading): Promise<void> 
 
   // What each request leaves to the old generation, as V8's young collections report it (--trace-gc-nvp on the
   // service's stdout, beside its request log). A request's objects should die young; kept alive past two young
-  // collections (a prototype changed per request, a literal's per-request getters) they cost 5–8 KB each here and
-  // full collections with them.
+  // collections (a prototype changed per request, a literal's per-request getters) they cost kilobytes each and full
+  // collections with them (BENCHMARKS.md, why the code is as it is).
   const traced = await startService(database.url, {}, ['--trace-gc-nvp']);
   const tracedUrl = `${traced.url}/v1/brokers`;
   const tracedAuth = { Authorization: `Bearer ${await reader.tokenFor(traced)}` };
