@@ -6,9 +6,12 @@ export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 # The suites that also run on the embedded database, whatever `make test` found for the main run.
 # Among them every suite that holds a money or refusal path: the state machine (order-states), the drain, idempotency
 # and the rate limits, so that a bug there is caught whatever store the main run had; and the events and webhooks.
-EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/feasibility.test.ts test/http/hygiene.test.ts test/http/orders.test.ts test/http/order-states.test.ts \
-  test/http/drain.test.ts test/http/idempotency.test.ts test/http/rate-limits.test.ts test/http/ideas.test.ts test/http/statements.test.ts \
-  test/http/events.test.ts test/http/webhooks.test.ts test/pipeline/idempotency-keys.test.ts
+EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/bearer-tokens.test.ts test/http/feasibility.test.ts \
+  test/http/hygiene.test.ts test/http/orders.test.ts test/http/orders-risk.test.ts test/http/order-states.test.ts \
+  test/http/drain.test.ts test/http/idempotency.test.ts test/http/idempotency-races.test.ts \
+  test/http/rate-limits.test.ts test/http/ideas.test.ts test/http/ideas-assistant.test.ts test/http/statements.test.ts \
+  test/http/events.test.ts test/http/webhooks-deliveries.test.ts test/http/webhooks-instances.test.ts \
+  test/pipeline/idempotency-keys.test.ts
 
 .PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
 

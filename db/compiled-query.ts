@@ -12,15 +12,15 @@ export function compileAgain(): void {
 }
 
 /**
- * A query of a fixed shape compiled once, then run with each call's values: Kysely builds and compiles a query on
- * every call (its immutable builders and AST visitors were a fifth of an approval's CPU, measured), though the SQL of
- * a hot query is the same every time and only its parameters change. The query is built once with placeholders — a
- * string per name that no real value equals — and each call puts its values where those placeholders stand in the
- * compiled parameters; the SQL text stays the same, which also keeps it one prepared statement per connection.
+ * A query of a fixed shape compiled once, then run with each call's values: Kysely builds and compiles a query on every
+ * call (its immutable builders and AST visitors, on every hot path), though the SQL of a hot query is the same every
+ * time and only its parameters change. The query is built once with placeholders — a string per name that no real value
+ * equals — and each call puts its values where those placeholders stand in the compiled parameters; the SQL text stays
+ * the same, which also keeps it one prepared statement per connection.
  *
- * Only for queries whose shape does not depend on the values (no `in` list of varying length, no clause added or
- * left out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the
- * ones the builder gives directly.
+ * Only for queries whose shape does not depend on the values (no `in` list of varying length, no clause added or left
+ * out): `build` must use each value as a parameter, nothing more. A test holds each such query's answers to the ones
+ * the builder gives directly.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a query compiles the same against any schema's database or transaction
 type AnyDatabase = Kysely<any> | Transaction<any>;

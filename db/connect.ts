@@ -26,10 +26,9 @@ export interface Db {
   /** PostgreSQL only: what it was opened with, for another pool of the same process (the webhook thread's). */
   open?: Pick<OpenOptions, 'databaseUrl' | 'timeouts' | 'preparedStatements'>;
   /**
-   * Opens every connection the pool may hold, at once, so that the first requests do not queue behind their
-   * connections being opened one by one (17–26 ms each here), and runs `statements` on each (the hot paths' reads,
-   * with values that match nothing), so each connection has them prepared before the first request. Nothing on the
-   * embedded database.
+   * Opens every connection the pool may hold, at once, so that the first requests do not queue behind their connections
+   * being opened one by one, and runs `statements` on each (the hot paths' reads, with values that match nothing), so
+   * each connection has them prepared before the first request. Nothing on the embedded database.
    */
   warm(statements?: CompiledQuery[]): Promise<void>;
   close(): Promise<void>;

@@ -44,17 +44,17 @@ export function statementName(text: string): string {
 }
 
 /**
- * Gives every query at most `timeoutMs` for an answer (when given). pg's own `query_timeout` leaves the connection waiting for
- * the lost answer, so the ROLLBACK that follows waits a full timeout again; here the connection is discarded at
- * once (released with an error, which the pool destroys) and everything else sent on it fails immediately, so a
- * request against a frozen database answers within one timeout.
+ * Gives every query at most `timeoutMs` for an answer (when given). pg's own `query_timeout` leaves the connection
+ * waiting for the lost answer, so the ROLLBACK that follows waits a full timeout again; here the connection is
+ * discarded at once (released with an error, which the pool destroys) and everything else sent on it fails immediately,
+ * so a request against a frozen database answers within one timeout.
  *
  * Statements are sent as named prepared statements (pg's `name`): PostgreSQL parses and plans a statement once per
- * connection instead of on every request (38 % of a backend's CPU in an approval, measured). pg keeps a
- * connection's statements as long as the connection lives, so their number is bounded here: a connection that has
- * prepared `preparedStatements` distinct texts is closed when it is next released (the pool opens a fresh one),
- * rather than reaching into pg to drop statements one by one. The service's statements are a few dozen texts; the
- * bound is met only by statements whose text varies with their input (an `in` list of a varying length).
+ * connection instead of on every request. pg keeps a connection's statements as long as the connection lives, so their
+ * number is bounded here: a connection that has prepared `preparedStatements` distinct texts is closed when it is next
+ * released (the pool opens a fresh one), rather than reaching into pg to drop statements one by one. The service's
+ * statements are a few dozen texts; the bound is met only by statements whose text varies with their input (an `in`
+ * list of a varying length).
  */
 export function guardedPool(pool: pg.Pool, options: GuardOptions): PostgresPool {
   const { timeoutMs, preparedStatements } = options;

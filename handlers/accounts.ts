@@ -1,6 +1,6 @@
 import { CHALLENGE_HEADER, personUseCases, type PersonCaller } from '../src/application/people.js';
-import type { RequestInfo } from './types.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../src/http/handler-types.js';
+import type { RequestInfo } from '../src/http/request-state.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 

@@ -3,7 +3,7 @@ import * as meta from './meta.js';
 import * as oauth from './oauth.js';
 import * as policies from './policies.js';
 import * as reports from './reports.js';
-import type { AnonymousHandlers, SuccessShapes } from './types.js';
+import type { AnonymousHandlers, SuccessShapes } from '../src/http/handler-types.js';
 
 /** One handler per anonymous operationId of openapi.yaml; the type makes a missing or unknown one a compile error. */
 export const handlers: AnonymousHandlers = {

@@ -1,6 +1,6 @@
 import type { Document } from 'openapi-backend';
 import { EncodedBody } from '../src/http/compression.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../src/http/handler-types.js';
 
 /** The published document serialised and compressed once per process (it never changes while the process runs). */
 const encodings = new WeakMap<Document, EncodedBody>();

@@ -1,6 +1,6 @@
 import type { components } from '../generated/api.js';
 import { basicCredentials } from '../src/http/basic-credentials.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../src/http/handler-types.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };

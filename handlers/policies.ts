@@ -1,3 +1,3 @@
-import type { SuccessShape } from './types.js';
+import type { SuccessShape } from '../src/http/handler-types.js';
 
 export const createPolicy: SuccessShape<'createPolicy'> = (policy) => ({ headers: { Location: `/v1/policies/${policy.version}` } });

@@ -2,10 +2,8 @@
 // endpoint with wrong secrets from ever-changing addresses and client ids (so no rate limit stops them: the worst
 // case for bcrypt). Prints p99s with and without the flood, measured in the same run, and a JSON line last.
 // Every phase is the same steps (a second's pause, new legitimate token requests, then the reads), so that the flood
-// is the only difference. A run without any flood (FLOOD_CONNECTIONS=0) shows how far two quiet conditions differ:
-// with the quiet reads straight after a warm-up of reads alone and one flooded phase after them, it measured the
-// second phase's read p99 1.4 times the first; in this order 0.4–2.4 times, p99s near 1 ms being a few stray
-// samples on this machine.
+// is the only difference. A run without any flood (FLOOD_CONNECTIONS=0) shows how far two quiet conditions differ
+// (BENCHMARKS.md, why the code is as it is).
 // Usage: npm run bench:flood   (PostgreSQL at BENCH_DATABASE_URL, default the local server; build first)
 import { spawn } from 'node:child_process';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
@@ -86,8 +84,8 @@ try {
   };
 
   // Other traffic comes from a process of its own (scripts/bench/background-traffic.ts), as an attacker's would: the
-  // flood or, as the control, cheap requests (404s) paced at the rate the flood achieved. Without the control, any traffic at all would count as the flood's: a
-  // paced 30/s of 404s alone raised the read p99 from 0.9 to 2.4 ms on this 2-core machine.
+  // flood or, as the control, cheap requests (404s) paced at the rate the flood achieved. Without the control, any
+  // traffic at all would count as the flood's: on two cores, paced 404s alone raise the read p99.
   let phaseNumber = 0;
   const background = async <T>(kind: 'flood' | 'paced', perSecond: number, during: () => Promise<T>) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/background-traffic.ts'], {
@@ -112,8 +110,8 @@ try {
 
   for (let i = 0; i < WARM_UP_PHASES; i++) await phase(SAMPLES, READ_SAMPLES); // warm-up: the token path too
   // Quiet, flooded and paced phases in the order Q F P P F Q, each condition's two phases pooled: the read p99 still
-  // falls for half a minute after the start (2.3 → 0.4 ms over eight quiet phases), and an order symmetric in time
-  // cancels a steady fall, which one quiet phase followed by one flooded phase would count as the flood's.
+  // falls for half a minute after the start, and an order symmetric in time cancels a steady fall, which one quiet
+  // phase followed by one flooded phase would count as the flood's.
   type Sample = { token: number[]; read: number[] };
   const quiet: Sample = { token: [], read: [] };
   const underFlood: Sample = { token: [], read: [] };

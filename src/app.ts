@@ -12,7 +12,7 @@ import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
 import { requestLog } from './http/request-log.js';
-import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
+import { atRequest, oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
 import { McpCatalogue } from './mcp/server.js';
@@ -72,9 +72,7 @@ export async function createApp(
       );
       return;
     }
-    const reply = problemReply(problem.slug, config.baseUrl, { detail: problem.detail });
-    reply.body = { ...(reply.body as object), instance: req.path, request_id: state.requestInfo.id };
-    sendReply(res, reply);
+    sendReply(res, atRequest(problemReply(problem.slug, config.baseUrl, { detail: problem.detail }), req, state.requestInfo));
   };
   app.use(bodyErrors);
   return app;

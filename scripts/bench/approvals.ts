@@ -6,7 +6,8 @@ import type { Db } from '../../db/connect.js';
 import { SimulatedPriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
-import { backendCpu, cpuMs, fixedRate, request, startService, type Latencies, type Service } from './support.js';
+import { fixedRate, type Latencies } from './load.js';
+import { backendCpu, cpuMs, request, startService, type Service } from './support.js';
 
 export interface Trader {
   accountId: string;

@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { migrateToLatest, openDatabase } from '../../db/connect.js';
 import { createServices } from '../../src/services/index.js';
-import { benchDatabase, startService, throughput, token } from './support.js';
+import { throughput } from './load.js';
+import { benchDatabase, startService, token } from './support.js';
 
 const seconds = Number(process.argv[2] ?? 6);
 const database = await benchDatabase();

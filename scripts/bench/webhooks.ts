@@ -15,7 +15,8 @@ import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
 import { WebhookEndpoints } from '../../src/services/webhooks/endpoints.js';
 import { systemClock } from '../../src/clock.js';
-import { backendCpu, cpuMs, fixedRate, percentile, request, startService, track, type Latencies, type Service } from './support.js';
+import { fixedRate, percentile, type Latencies } from './load.js';
+import { backendCpu, cpuMs, request, startService, track, type Service } from './support.js';
 import type { Trader } from './approvals.js';
 
 export interface WebhooksRun {

@@ -1,15 +1,8 @@
-import type { operations } from '../../generated/api.js';
 import type { Actor, BearerOperationId } from '../auth/authorize.js';
+import type { ContentOf, Op, Part } from '../contract/types.js';
 import type { Metered } from '../services/goals.js';
 import type { Services } from '../services/index.js';
 
-type Op<K extends BearerOperationId> = operations[K];
-type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
-type Part<P, Name extends string> = Name extends keyof P
-  ? [NonNullable<P[Name]>] extends [never]
-    ? Record<string, never>
-    : NonNullable<P[Name]>
-  : Record<string, never>;
 type SuccessStatus<K extends BearerOperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202>;
 
 /** An operation's input as the contract splits it, validated (parameters with the contract's defaults applied). */

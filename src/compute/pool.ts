@@ -1,18 +1,15 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { InvalidInputError, ProblemError } from '../services/errors.js';
-import type { FeasibilityInput, FeasibilityResult } from '../services/feasibility.js';
-import type { Outcome, SentProblem } from './worker.js';
+import type { Feasibility, Goal } from '../feasibility/index.js';
+import { ProblemError } from '../problems.js';
+import type { Outcome } from './worker.js';
 
 /** The tasks worker.ts exports, by name: what each takes and answers. */
 export interface ComputeTasks {
-  feasibility: { input: FeasibilityInput; value: FeasibilityResult };
+  feasibility: { input: Goal; value: Feasibility };
 }
 export type TaskName = keyof ComputeTasks;
-
-/** A task's answer, or the domain refusal it ended with, and what it cost on its thread. */
-export type Computed<T> = { cpuMs: number } & ({ ok: true; value: T } | { ok: false; error: ProblemError });
 
 export interface ComputePoolOptions {
   /** Worker threads (all started with the first task, kept until close). */
@@ -28,11 +25,6 @@ export interface ComputePoolOptions {
 const FROM_SOURCES = extname(fileURLToPath(import.meta.url)) === '.ts';
 const WORKER_FILE = fileURLToPath(new URL(FROM_SOURCES ? './worker-tsx.mjs' : './worker.js', import.meta.url));
 
-function received(problem: SentProblem): ProblemError {
-  if (problem.fields) return new InvalidInputError(problem.fields);
-  return new ProblemError(problem.slug, problem.detail, problem.extensions, problem.retryAfterMs);
-}
-
 /**
  * Heavy computations off the event loop, on a pool of worker threads (piscina), so that a cheap request never
  * waits behind one. Admission is bounded here, by a count of the tasks admitted and not yet answered: one beyond
@@ -47,7 +39,7 @@ export class ComputePool {
 
   constructor(private readonly options: ComputePoolOptions) {}
 
-  async run<K extends TaskName>(task: K, input: ComputeTasks[K]['input']): Promise<Computed<ComputeTasks[K]['value']>> {
+  async run<K extends TaskName>(task: K, input: ComputeTasks[K]['input']): Promise<Outcome<ComputeTasks[K]['value']>> {
     if (this.closed) throw new ProblemError('service-unavailable', 'This instance is shutting down; retry the request.', {}, 1000);
     if (this.admitted >= this.options.threads + this.options.queueLength) {
       throw new ProblemError(
@@ -58,11 +50,9 @@ export class ComputePool {
       );
     }
     this.admitted++;
-    type Result = Outcome<ComputeTasks[K]['value']>;
-    let outcome: Result;
     try {
       const signal = AbortSignal.timeout(this.options.deadlineMs);
-      outcome = (await this.started().run(input, { name: task, signal })) as Result;
+      return (await this.started().run(input, { name: task, signal })) as Outcome<ComputeTasks[K]['value']>;
     } catch (error) {
       if ((error as Error).name === 'AbortError')
         throw new Error(`the ${task} computation was abandoned after ${this.options.deadlineMs} ms`, { cause: error });
@@ -70,8 +60,6 @@ export class ComputePool {
     } finally {
       this.admitted--;
     }
-    if (outcome.problem) return { cpuMs: outcome.cpuMs, ok: false, error: received(outcome.problem) };
-    return { cpuMs: outcome.cpuMs, ok: true, value: outcome.value };
   }
 
   /** Stops the threads (a task still running is abandoned); later tasks are refused with 503. */

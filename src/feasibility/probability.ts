@@ -72,7 +72,7 @@ export function reachLaw(months: number, fraction: number, model: LogModel, leve
  * Up to this log variance s²T of the horizon, probabilities with contributions come from wealth's exact first three
  * moments (the shifted lognormal fitting them, laws/moments.ts): within 0.00006 of the log grid at 3 points per sd
  * at s²T = 0.01 and closer below (0.000006 at 0.001), over horizons 1–50 y, μ −0.5–1 and start ratios C/c 0–10,000
- * (test/unit/feasibility.test.ts). Its cost is a few operations a month whatever the volatility, where the
+ * (test/unit/feasibility-laws.test.ts). Its cost is a few operations a month whatever the volatility, where the
  * conditional lognormal's tables and the log grid's nodes (one per monthly sd) would grow without bound as σ → 0.
  */
 export const MOMENT_MATCHED_UP_TO = 0.01;
@@ -86,7 +86,8 @@ export const CONDITIONAL_UP_TO = 1;
 /**
  * The documented bound on each method's probability error: the moments and the conditional lognormal as above, the
  * log grid within 0.00005 of one with 4 points per monthly sd (measured 0.000003; 0.00015 at σ 0.6–2, where its step
- * is capped), all within the sampling error of the 1,000,000-path references (test/unit/feasibility.test.ts).
+ * is capped), all within the sampling error of the 1,000,000-path references (test/unit/feasibility-laws.test.ts,
+ * test/unit/feasibility-contributions.test.ts).
  */
 const CONTRIBUTIONS_ACCURACY = 0.0005;
 

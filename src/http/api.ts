@@ -1,6 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import type { AnonymousHandlers, SuccessShapes } from '../../handlers/types.js';
 import { checkAnonymous } from '../application/people.js';
 import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
 import type { BearerOperationId } from '../auth/authorize.js';
@@ -10,22 +9,23 @@ import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
 import { errorToReply, problemToReply } from './errors.js';
+import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
-import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
+import { atRequest, problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import type { ApiRequestState } from './request-state.js';
 import { RouteTable } from './routes.js';
 
 const TOKEN_OPERATION = 'issueToken';
 
 /**
- * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition
- * check is of OpenAPI 3.0 and refuses a valid 3.1 document; `redocly lint` is the judge of the spec here) and
- * `validate: false` (the contract's one validator checks every channel's input: src/contract/operations.ts), and
- * `getOperations()` called once — its router rebuilds every operation object on each call, and its `handleRequest`
- * matched twice and parsed three times, which cost more CPU than the rest of a light read together. Each request
- * then runs one straight path here: one route match (RouteTable), 406, and for a bearer operation the application's
- * pipeline (the token authenticated first; its scopes, the body — read only once the caller is authorized — the
- * validation, the key and the use case in the pipeline); an anonymous operation validates and runs its handler.
+ * The REST channel. openapi-backend supplies the operation list, through its public face: `quick` (its definition check
+ * is of OpenAPI 3.0 and refuses a valid 3.1 document; `redocly lint` is the judge of the spec here) and `validate:
+ * false` (the contract's one validator checks every channel's input: src/contract/operations.ts), and `getOperations()`
+ * called once — its router rebuilds every operation object on each call, and its `handleRequest` matches twice and
+ * parses three times, on the path of every light read. Each request then runs one straight path here: one route match
+ * (RouteTable), 406, and for a bearer operation the application's pipeline (the token authenticated first; its scopes,
+ * the body — read only once the caller is authorized — the validation, the key and the use case in the pipeline); an
+ * anonymous operation validates and runs its handler.
  */
 export async function createApiMiddleware(
   document: Document,
@@ -153,10 +153,7 @@ export async function createApiMiddleware(
     }
     if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
       reply = tokenEndpointReply(reply);
-    if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
-      reply.body = { ...reply.body, instance: req.path, request_id: state.requestInfo.id };
-    }
-    sendReply(res, reply);
+    sendReply(res, atRequest(reply, req, state.requestInfo));
   };
   return Object.assign(middleware, { routes, rawBody });
 }

@@ -25,10 +25,10 @@ function compress(bytes: string | Buffer, encoding: Exclude<Encoding, 'identity'
 }
 
 /**
- * The one compression path of the service (API answers, GraphQL results, the documentation pages): a whole body,
- * in brotli or gzip by Accept-Encoding (with `Vary`) when it is large enough to gain. Written here rather than with
- * the compression middleware, which wraps every response's stream — measured, a twentieth of a light request's CPU,
- * for the many answers too small to compress. MCP's answers are the SDK transport's and are left alone.
+ * The one compression path of the service (API answers, GraphQL results, the documentation pages): a whole body, in
+ * brotli or gzip by Accept-Encoding (with `Vary`) when it is large enough to gain. Written here rather than with the
+ * compression middleware, which wraps every response's stream, also of the many answers too small to compress. MCP's
+ * answers are the SDK transport's and are left alone.
  */
 export function sendBody(req: Request, res: Response, body: string): void {
   if (body.length < COMPRESS_FROM_BYTES) {

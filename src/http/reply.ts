@@ -1,8 +1,9 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { problemDocument } from '../application/problems.js';
 import type { OAuthError, ProblemSlug } from '../problems.js';
 import { sendBody, type EncodedBody } from './compression.js';
 import { setResponseHeader } from './rate-limit-replies.js';
+import type { RequestInfo } from './request-state.js';
 
 export interface Reply {
   status: number;
@@ -28,6 +29,15 @@ export function problemReply(
 ): Reply {
   const body = problemDocument(slug, baseUrl, options);
   return { status: body.status, body, headers: options.headers, contentType: 'application/problem+json' };
+}
+
+/**
+ * A reply as answered to `req`: a problem document names where it happened (`instance`, the request's path) and the
+ * request (`request_id`, as in its log line); any other reply is left as it is. Every channel's problems pass here.
+ */
+export function atRequest(reply: Reply, req: Request, request: RequestInfo): Reply {
+  if (reply.contentType !== 'application/problem+json' || !reply.body || typeof reply.body !== 'object') return reply;
+  return { ...reply, body: { ...reply.body, instance: req.path, request_id: request.id } };
 }
 
 /** RFC 6749 section 5.2 error: `application/json` (stock OAuth clients refuse other media types there) and a problem document too. */

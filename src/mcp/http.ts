@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { parseBody } from '../http/body.js';
 import { errorToReply } from '../http/errors.js';
-import { problemReply, ReplyError, sendReply, type Reply } from '../http/reply.js';
+import { atRequest, problemReply, ReplyError, sendReply, type Reply } from '../http/reply.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { originGuard } from './origin.js';
@@ -14,10 +14,7 @@ import type { McpCatalogue, McpCaller } from './server.js';
 const JSON_BODY = { mediaTypes: ['application/json'], isTokenEndpoint: false };
 
 function send(req: Request, res: Response, reply: Reply, state: ApiRequestState): void {
-  if (reply.contentType === 'application/problem+json' && reply.body && typeof reply.body === 'object') {
-    reply.body = { ...reply.body, instance: req.originalUrl.split('?')[0], request_id: state.requestInfo.id };
-  }
-  sendReply(res, reply);
+  sendReply(res, atRequest(reply, req, state.requestInfo));
 }
 
 const MCP_SCOPE = 'mcp';

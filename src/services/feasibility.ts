@@ -1,6 +1,6 @@
 // Goal feasibility for a market: the market's currency and default assumptions (or the caller's own), weighed by the
 // engine (src/feasibility/), answered with the assumptions used and where they come from.
-import { computeFeasibility, type Feasibility } from '../feasibility/index.js';
+import { computeFeasibility, type Feasibility, type Goal } from '../feasibility/index.js';
 import { invalidField, UnsupportedMarketError } from './errors.js';
 import { getMarket, marketsWithAssumptions, supportedMarkets } from './markets.js';
 
@@ -41,8 +41,19 @@ export interface FeasibilityResult {
 
 export const DEFAULT_CONFIDENCE = 0.8;
 
-/** Pure computation, run on the compute pool's threads; the request's bounds are validated before this is called. */
-export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
+/** A goal as the engine weighs it, and the market's part of the answer: resolved on the event loop, before anything is spent. */
+export interface FeasibilityPlan {
+  goal: Goal;
+  currency: string;
+  market: string;
+  source: FeasibilityAssumptions['source'];
+  reference: string;
+  basis: FeasibilityAssumptions['basis'];
+  period: string | null;
+}
+
+/** The market's currency and assumptions (or the caller's own) for a goal; refuses a market the engine cannot weigh. */
+export function planFeasibility(input: FeasibilityInput): FeasibilityPlan {
   const market = getMarket(input.market);
   if (!market) throw new UnsupportedMarketError([input.market], supportedMarkets());
   const own = input.assumptions;
@@ -53,36 +64,52 @@ export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult 
       `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} (recomputed from a shipped data set); give your own expected_return and volatility`,
     );
   }
-  const confidence = input.confidence ?? DEFAULT_CONFIDENCE;
-  const expectedReturn = own?.expected_return ?? defaults!.expected_return;
-  const volatility = own?.volatility ?? defaults!.volatility;
-  const answer = computeFeasibility({
-    capital: input.capital,
-    target: input.target,
-    horizon_years: input.horizon_years,
-    monthly_contribution: input.monthly_contribution ?? 0,
-    confidence,
-    expected_return: expectedReturn,
-    volatility,
-    minor_units: market.currency_minor_units,
-  });
+  return {
+    goal: {
+      capital: input.capital,
+      target: input.target,
+      horizon_years: input.horizon_years,
+      monthly_contribution: input.monthly_contribution ?? 0,
+      confidence: input.confidence ?? DEFAULT_CONFIDENCE,
+      expected_return: own?.expected_return ?? defaults!.expected_return,
+      volatility: own?.volatility ?? defaults!.volatility,
+      minor_units: market.currency_minor_units,
+    },
+    currency: market.currency,
+    market: market.code,
+    source: own ? 'request' : 'market',
+    reference: own ? 'supplied by the caller' : defaults!.reference,
+    basis: own ? 'request' : defaults!.basis,
+    period: own ? null : defaults!.period,
+  };
+}
+
+/** The answer to a planned goal, from what the engine computed for it (on the compute pool's threads). */
+export function feasibilityResult(plan: FeasibilityPlan, answer: Feasibility): FeasibilityResult {
+  const { goal } = plan;
   return {
     required_growth_rate: answer.required_growth_rate,
     probability: answer.probability,
-    currency: market.currency,
-    confidence,
+    currency: plan.currency,
+    confidence: goal.confidence,
     assumptions: {
-      market: market.code,
-      expected_return: expectedReturn,
-      volatility,
+      market: plan.market,
+      expected_return: goal.expected_return,
+      volatility: goal.volatility,
       model: answer.model,
       method: answer.method,
       method_accuracy: answer.method_accuracy,
-      source: own ? 'request' : 'market',
-      reference: own ? 'supplied by the caller' : defaults!.reference,
-      basis: own ? 'request' : defaults!.basis,
-      period: own ? null : defaults!.period,
+      source: plan.source,
+      reference: plan.reference,
+      basis: plan.basis,
+      period: plan.period,
     },
     suggestions: answer.suggestions,
   };
+}
+
+/** The whole use case's computation in-process, synchronously (tests and the in-process benchmark). */
+export function evaluateFeasibility(input: FeasibilityInput): FeasibilityResult {
+  const plan = planFeasibility(input);
+  return feasibilityResult(plan, computeFeasibility(plan.goal));
 }

@@ -1,7 +1,7 @@
 import type { Actor } from '../auth/authorize.js';
 import { CpuBudget, type QuotaState } from '../compute/cpu-budget.js';
 import type { ComputePool } from '../compute/pool.js';
-import type { FeasibilityInput, FeasibilityResult } from './feasibility.js';
+import { feasibilityResult, planFeasibility, type FeasibilityInput, type FeasibilityResult } from './feasibility.js';
 import { checkGoalAmounts } from './goal-amounts.js';
 
 /** A heavy use case's answer and the caller's CPU budget after it (undefined when the shared counters cannot say). */
@@ -24,14 +24,14 @@ export class GoalService {
   ) {}
 
   async evaluateFeasibility(actor: Actor<'evaluateGoalFeasibility'>, input: FeasibilityInput): Promise<Metered<FeasibilityResult>> {
-    // The amounts' minor unit (the schema cannot say it per market) is checked before anything is spent.
+    // What the schema cannot say per market (the amounts' minor unit, the market's assumptions) is checked before
+    // anything is spent.
     checkGoalAmounts(input);
+    const plan = planFeasibility(input);
     const key = CpuBudget.keyOf(actor);
     await this.budget.check(key);
-    const computed = await this.pool.run('feasibility', input);
-    // A refused input cost CPU too (little): every computation is charged.
+    const computed = await this.pool.run('feasibility', plan.goal);
     const budget = await this.budget.charge(key, computed.cpuMs);
-    if (!computed.ok) throw computed.error;
-    return new Metered(computed.value, budget);
+    return new Metered(feasibilityResult(plan, computed.value), budget);
   }
 }

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { components } from '../../generated/api.js';
-import type { KillSwitchesTable } from '../../db/schema.js';
+import type { KillSwitchesTable } from '../../db/tables/trading.js';
 import type { Actor } from '../auth/authorize.js';
 import type { ServiceContext } from './context.js';
 import { publish } from './events/outbox.js';

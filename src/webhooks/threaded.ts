@@ -25,13 +25,11 @@ export const THREAD_NICE = 10;
 const RESTART_AFTER_MS = 1000;
 
 /**
- * The webhook worker on a thread of its own (PostgreSQL only: the embedded database lives in the main thread), so
- * that a turn's work — parsing a batch of events, signing and sending them, reading the answers — never holds up a
- * request on the event loop, and at a lower CPU priority, so that on busy cores the requests go first. Measured with
- * the bench's webhooks case on 2 cores (approvals at 200/s, their p99 with endpoints against without), three
- * alternating runs of each: 0.85×, 0.92×, 0.92× with the thread; 1.18×, 1.02×, 1.10× with the worker on the main thread
- * (and 1.41× and 1.85× in two earlier runs).
- * The same start()/stop() as WebhookWorker; the queue in the database keeps what the thread has not finished.
+ * The webhook worker on a thread of its own (PostgreSQL only: the embedded database lives in the main thread), so that
+ * a turn's work — parsing a batch of events, signing and sending them, reading the answers — never holds up a request
+ * on the event loop, and at a lower CPU priority, so that on busy cores the requests go first: on the main thread the
+ * worker raised the approvals' p99 with endpoints, on its own thread it does not (BENCHMARKS.md, why the code is as it
+ * is). The same start()/stop() as WebhookWorker; the queue in the database keeps what the thread has not finished.
  */
 export class WebhookThread {
   private worker: Worker | undefined;

@@ -23,11 +23,10 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Events one turn fans out at most. */
 const DISPATCH_BATCH = 1000;
 /**
- * While there is work, turns come at most this often: each turn is a few statements whatever its batch holds, so
- * pacing them gathers a busy moment's events and finished attempts into a few batches instead of a turn for each,
- * leaving the database and the cores to the requests, for at most this much more lag. Measured with the bench's
- * webhooks case: a turn at once after every finished attempt took the approvals' p99 at 200/s to 2.5× of none;
- * 100 ms turns sent bursts that hurt as much; 25 ms keeps the delivery lag's p99 near 50 ms.
+ * While there is work, turns come at most this often: each turn is a few statements whatever its batch holds, so pacing
+ * them gathers a busy moment's events and finished attempts into a few batches instead of a turn for each, leaving the
+ * database and the cores to the requests, for at most this much more lag: a turn at once after every finished attempt,
+ * and much longer turns (whose bursts hurt as much), both raised the approvals' p99 (BENCHMARKS.md).
  */
 export const BUSY_TURN_MS = 25;
 
@@ -112,8 +111,8 @@ export class WebhookWorker {
       }
       // Busy while there are deliveries to make or results to write, or a full batch of events left more behind.
       // Events that no endpoint wants (most, on a service whose accounts mostly have none) only move the dispatcher's
-      // position: the next poll does that, instead of a turn every BUSY_TURN_MS for them (measured with the bench's
-      // approvals case, no endpoints: 0.2 ms of the service's CPU per approval went to those turns).
+      // position: the next poll does that, instead of a turn every BUSY_TURN_MS for them (which cost every approval
+      // CPU on a service without endpoints).
       busy =
         dispatched.deliveries > 0 ||
         dispatched.events >= DISPATCH_BATCH ||

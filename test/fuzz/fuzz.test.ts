@@ -4,6 +4,7 @@ import { loadDocument } from '../../src/document.js';
 import { callTool, connectMcp } from '../support/mcp.js';
 import { ContractFuzzer, type Case, type Finding } from './fuzzer.js';
 import { curlOf, rawRequest, type RawRequest } from './raw-http.js';
+import { EXAMPLES, LIMITS, MAIN, seedOf } from './settings.js';
 import { startFuzzTarget, type FuzzTarget } from './target.js';
 import { DeadlineMissed, ServiceWatch } from './watch.js';
 
@@ -11,20 +12,8 @@ import { DeadlineMissed, ServiceWatch } from './watch.js';
 // included), with and without a token, then sequences that follow the spec's links, MCP tools and GraphQL fields.
 // Each answer is held to the contract; a finding prints a curl reproduction. The service runs in a process of its
 // own whose memory and time are watched throughout (issue 20: one generated request once took 24 GB).
-const SEED = Number(process.env.FUZZ_SEED ?? 20261122); // fixed unless a longer run asks for another
-/** Generated requests per operation, calls per MCP tool and documents per GraphQL field; `make fuzz` sends 100. */
-const EXAMPLES = Number(process.env.FUZZ_EXAMPLES ?? 40);
-/** The service's entry: the sources through tsx, or the compiled one `make fuzz` builds (`dist/src/main.js`). */
-const MAIN = process.env.FUZZ_MAIN ?? 'src/main.ts';
-/** Issue 20's bounds: every request answered within 5 s, the service's RSS under 1 GiB throughout. */
-const LIMITS = { deadlineMs: 5_000, rssBytes: 2 ** 30 };
-if (!Number.isInteger(EXAMPLES) || EXAMPLES < 1)
-  throw new Error(`FUZZ_EXAMPLES must be a positive integer, not ${process.env.FUZZ_EXAMPLES}`);
 
 type Json = Record<string, any>;
-
-/** Each operation's (tool's, field's) own seed, so adding one leaves the others' requests as they were. */
-const seedOf = (name: string) => [...name].reduce((hash, c) => (Math.imul(hash, 31) + c.charCodeAt(0)) | 0, SEED);
 
 describe('contract fuzzing (property-based, seeded, memory and time watched)', function () {
   // A bound on a hung run, not a speed target: each request has its own 5 s deadline.

@@ -1,23 +1,7 @@
-import { connect } from 'node:net';
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
+import { rawExchange } from '../support/raw-connection.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-/** Writes raw bytes to the server and returns what it answered (the socket closes after one answer). */
-function rawExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    // A deadline, not a wait: the server ends the connection after its answer; one that does not fails the test.
-    setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the server did not end the connection within 3 s (answered: ${JSON.stringify(answer.slice(0, 200))})`));
-    }, 3000).unref();
-  });
-}
 
 describe('request hygiene and problem details', () => {
   let server: TestServer;

@@ -51,3 +51,19 @@ export class RawConnection {
     this.socket.destroy();
   }
 }
+
+/** Writes raw bytes to the server and returns what it answered (the socket closes after one answer). */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    // A deadline, not a wait: the server ends the connection after its answer; one that does not fails the test.
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not end the connection within 3 s (answered: ${JSON.stringify(answer.slice(0, 200))})`));
+    }, 3000).unref();
+  });
+}

@@ -76,7 +76,7 @@ export async function startTestServer(
     TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
     TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
     // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
-    // cost each a start; the webhook thread is tested by the instances of webhooks.test.ts and the process tests.
+    // cost each a start; the webhook thread is tested by webhooks-instances.test.ts and the process tests.
     WEBHOOK_THREAD: 'false',
     ...env,
   });

@@ -67,3 +67,10 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** Tests deliver to receivers on 127.0.0.1, quickly retried. */
+export const WEBHOOK_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s',
+  WEBHOOK_POLL_MS: '20',
+};

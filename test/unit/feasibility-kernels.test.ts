@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { layoutReach, stepReach } from '../../src/feasibility/kernels/grid-reach.js';
 import { stepGrid, type SteppedGrid } from '../../src/feasibility/kernels/grid-step.js';
-import { gridGeometry, lagrange, normalKernel } from '../../src/feasibility/laws/log-grid.js';
+import { gridGeometry, lagrange, normalKernel } from '../../src/feasibility/laws/log-grid-nodes.js';
 import { normalCdf } from '../../src/feasibility/math/normal.js';
 import * as gridReachReference from '../support/feasibility-kernels/grid-reach.js';
 import * as gridStepReference from '../support/feasibility-kernels/grid-step.js';

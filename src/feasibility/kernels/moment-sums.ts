@@ -1,8 +1,8 @@
 // The sums behind the conditional lognormal's moment tables (laws/conditional-lognormal.ts): the third moment's
 // grouped triple sums, O(n²) a horizon, and the tables' polynomials, one per table point; the logarithms and
 // exponentials around them stay with the law. Plain TypeScript: in WebAssembly with SIMD (wasm/moments.ts, removed in
-// issue 21) they saved 9 % of the whole domain's CPU p50 and p99, under the 20 % a kernel must buy to stay
-// (docs/benchmarks.md). Their arrays are the caller's, sized by the horizon's months (at most 1,200: 3,599 doubles).
+// issue 21) they saved less than the 20 % a kernel must buy to stay (docs/benchmarks.md). Their arrays are the
+// caller's, sized by the horizon's months (at most 1,200: 3,599 doubles).
 
 /**
  * The grouped triple sums of the third moment, before their logarithm: for every sorted triple u1 ≤ u2 ≤ u3 < n the

@@ -26,15 +26,13 @@
 // difference array (triples), computed once per horizon. Accuracy: within 0.0004 of the log grid (log-grid.ts)
 // where s²T ≤ 1, where the service uses it; beyond, its error grows (0.002 at s²T = 2.5, 0.019 at 6.4) and the
 // service uses the log grid (probability.ts).
-import { powerSums, tripleSums } from '../kernels/moment-sums.js';
 import { normalCdf } from '../math/normal.js';
 import { gaussLegendre } from '../math/quadrature.js';
 import { boundary } from '../math/roots.js';
 import { shiftedLognormalExceeds } from '../math/shifted-lognormal.js';
-import { Memo } from '../memo.js';
+import { PowerSum, tripleWeights, Z_MAX } from './conditional-moments.js';
 import type { LogModel } from './model.js';
 
-const Z_MAX = 6.5;
 /** The outer integral stops at |z| = 6.5 (the normal mass beyond is below 1e-10). */
 const Z_LIMIT = 6.5;
 const TABLE_STEP = 0.25;
@@ -45,93 +43,6 @@ const GL = gaussLegendre(5);
 /** The outer integral's panel ends, sorted in place (at most 23: the 1.5-wide panels, the step's and the end's). */
 const panelEnds = new Float64Array(32);
 const PHI_NORM = 1 / Math.sqrt(2 * Math.PI);
-
-/**
- * ln Σ_t e^{base[t]! + v(t)·d} with v(t) = step·t + offset, and its derivative in z (= mean of v / sd), for many d:
- * with A_t = e^{base[t]! − max} the sum is a polynomial in r = e^{step·d}, evaluated without further exponentials
- * when the exponents' spread keeps every term representable (otherwise term by term, shifted by the largest).
- */
-class PowerSum {
-  private readonly coefficients: Float64Array;
-  private readonly shift: number;
-  private readonly fast: boolean;
-  constructor(
-    private readonly base: Float64Array,
-    private readonly step: number,
-    private readonly offset: number,
-    private readonly sd: number,
-  ) {
-    let max = -Infinity;
-    let min = Infinity;
-    for (const b of base) {
-      if (b > max) max = b;
-      if (b < min) min = b;
-    }
-    this.shift = max;
-    this.coefficients = base.map((b) => Math.exp(b - max));
-    this.fast = max - min + (step * base.length * Z_MAX) / sd < 600;
-  }
-
-  /** The logarithm of the sum and its slope for every d of `ds`, into `values` and `slopes`. */
-  fill(ds: Float64Array, values: Float64Array, slopes: Float64Array): void {
-    if (!this.fast) {
-      for (let i = 0; i < ds.length; i++) [values[i], slopes[i]] = this.termByTerm(ds[i]!);
-      return;
-    }
-    const { step, offset, coefficients, shift, sd } = this;
-    const ratios = ds.map((d) => Math.exp(step * d));
-    const sums = new Float64Array(2 * ds.length);
-    powerSums(coefficients, ratios, sums);
-    for (let i = 0; i < ds.length; i++) {
-      const sum = sums[2 * i]!;
-      const weighted = sums[2 * i + 1]!;
-      values[i] = shift + offset * ds[i]! + Math.log(sum);
-      slopes[i] = (step * (weighted / sum) + offset) / sd;
-    }
-  }
-
-  /** One d, each term's exponential shifted by the largest (where the polynomial's terms would not be representable). */
-  private termByTerm(d: number): [number, number] {
-    const { base, step, offset } = this;
-    let sum = 0;
-    let weighted = 0;
-    let max = -Infinity;
-    for (let t = 0; t < base.length; t++) max = Math.max(max, base[t]! + step * t * d);
-    for (let t = 0; t < base.length; t++) {
-      const term = Math.exp(base[t]! + step * t * d - max);
-      sum += term;
-      weighted += term * t;
-    }
-    return [max + offset * d + Math.log(sum), (step * (weighted / sum) + offset) / this.sd];
-  }
-}
-
-/**
- * Third moment: sorted triples u1 ≤ u2 ≤ u3 have Σ_{pairs} min(v) = b²·(2u1 + u2) + 3s²f; lnG3[T] =
- * ln Σ_{u1+u2+u3 = T} (multiplicity)·e^{b²(2u1 + u2)}, accumulated over (u1, u2) with a difference array: O(n²), and
- * independent of the leftover fraction, so kept for the horizons a search visits (0.01-year steps share months).
- */
-const tripleCache = new Memo<Float64Array>(32);
-function tripleWeights(n: number, b2: number): Float64Array {
-  return tripleCache.get(`${n}|${b2}`, () => computeTripleWeights(n, b2));
-}
-
-function computeTripleWeights(n: number, b2: number): Float64Array {
-  const triples = 3 * n - 2;
-  const lnG3 = new Float64Array(triples);
-  // Over (u1, u2): the point u3 = u2 at u1 + 2·u2, and u3 > u2 as a range of t in a difference array.
-  const power = new Float64Array(n);
-  for (let u = 0; u < n; u++) power[u] = Math.exp(b2 * u);
-  const point = new Float64Array(triples + 1);
-  const diff = new Float64Array(triples + 1);
-  tripleSums(power, point, diff);
-  let running = 0;
-  for (let t = 0; t < triples; t++) {
-    running += diff[t]!;
-    lnG3[t] = Math.log(point[t]! + running);
-  }
-  return lnG3;
-}
 
 /** Wealth at a horizon of `months` whole months plus a `fraction` of a year: P for any capital, contribution, target. */
 export class ContributionLaw {

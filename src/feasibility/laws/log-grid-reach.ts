@@ -12,7 +12,7 @@
 import { layoutReach, stepReach } from '../kernels/grid-reach.js';
 import { normalCdf } from '../math/normal.js';
 import { normalExpectation } from '../math/quadrature.js';
-import { gridGeometry, lagrange, normalKernel } from './log-grid.js';
+import { gridGeometry, lagrange, normalKernel } from './log-grid-nodes.js';
 import type { LogModel } from './model.js';
 
 const POINTS = 6;

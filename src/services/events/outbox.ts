@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { EventsTable } from '../../../db/schema.js';
+import type { EventsTable } from '../../../db/tables/events.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../store.js';
 

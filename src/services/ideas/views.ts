@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { components } from '../../../generated/api.js';
-import type { IdeasTable } from '../../../db/schema.js';
+import type { IdeasTable } from '../../../db/tables/trading.js';
 import { viewsOf, type Order } from '../orders/views.js';
 import type { Queryable } from '../store.js';
 

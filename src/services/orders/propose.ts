@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/api.js';
-import type { IdeasTable, Order as OrderRow } from '../../../db/schema.js';
+import type { Order as OrderRow } from '../../../db/schema.js';
+import type { IdeasTable } from '../../../db/tables/trading.js';
 import { newId } from '../../ids.js';
 import { worstCaseNotional, type ProposedTrade } from '../checks.js';
 import { PAPER_CURRENCY } from '../ledger.js';

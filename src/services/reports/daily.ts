@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { DailyReportsTable } from '../../../db/schema.js';
+import type { DailyReportsTable } from '../../../db/tables/trading.js';
 import type { Actor } from '../../auth/authorize.js';
 import { newId } from '../../ids.js';
 import { ProblemError } from '../../problems.js';

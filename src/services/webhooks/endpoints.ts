@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, WebhookEndpointsTable } from '../../../db/schema.js';
+import type { Database } from '../../../db/schema.js';
+import type { WebhookEndpointsTable } from '../../../db/tables/events.js';
 import { normalizeEmail } from '../../auth/passwords.js';
 import type { Clock } from '../../clock.js';
 import { newId } from '../../ids.js';

@@ -1,22 +1,15 @@
-import type { operations } from '../generated/api.js';
-import type { AnonymousOperationId } from '../generated/operation-scopes.js';
-import type { BearerOperationId } from '../src/auth/authorize.js';
-import type { Success } from '../src/application/use-cases.js';
-import type { EncodedBody } from '../src/http/compression.js';
-import type { RequestInfo } from '../src/http/request-state.js';
-import type { Services } from '../src/services/index.js';
+// The REST channel's own handlers (handlers/), as api.ts calls them: one per anonymous operation, and the success
+// shapes of bearer operations whose REST answer has a status or header of its own.
+import type { AnonymousOperationId } from '../../generated/operation-scopes.js';
+import type { Success } from '../application/use-cases.js';
+import type { BearerOperationId } from '../auth/authorize.js';
+import type { ContentOf, Op, OperationId, Part } from '../contract/types.js';
+import type { Services } from '../services/index.js';
+import type { EncodedBody } from './compression.js';
+import type { RequestInfo } from './request-state.js';
 
-export type OperationId = keyof operations;
-type Op<K extends OperationId> = operations[K];
-
-type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
 type RequestBodyOf<K extends OperationId> = Op<K> extends { requestBody?: infer B } ? ContentOf<NonNullable<B>> : undefined;
 type ParametersOf<K extends OperationId> = Op<K>['parameters'];
-type Part<P, Name extends string> = Name extends keyof P
-  ? [NonNullable<P[Name]>] extends [never]
-    ? Record<string, never>
-    : NonNullable<P[Name]>
-  : Record<string, never>;
 
 type SuccessStatus<K extends OperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202 | 204 | 304>;
 type BodyFor<K extends OperationId, S extends SuccessStatus<K>> = ContentOf<Op<K>['responses'][S]>;
@@ -25,8 +18,6 @@ type BodyFor<K extends OperationId, S extends SuccessStatus<K>> = ContentOf<Op<K
 export type HandlerResult<K extends OperationId> = {
   [S in SuccessStatus<K>]: { status: S; body: BodyFor<K, S>; headers?: Record<string, string>; encoded?: EncodedBody };
 }[SuccessStatus<K>];
-
-export type { RequestInfo };
 
 export interface HandlerContext<K extends OperationId> {
   body: RequestBodyOf<K>;

@@ -1,0 +1,123 @@
+// The tables of trading: policies, the paper account and its positions, ideas, orders and fills, the day's totals,
+// the kill switch and the daily reports.
+import type { ColumnType, Generated } from 'kysely';
+import type { CreatedAt, Json, Numeric, Timestamp } from './columns.js';
+
+export interface PoliciesTable {
+  account_id: string;
+  version: number;
+  limits: Json<Record<string, unknown>>;
+  target_allocation: Json<{ symbol: string; weight: number }[]>;
+  rebalance_band: Numeric;
+  consent: Json<Record<string, unknown>>;
+  created_by_client_id: string;
+  created_at: CreatedAt;
+}
+
+export interface PaperAccountsTable {
+  account_id: string;
+  currency: string;
+  cash: Numeric;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface PositionsTable {
+  account_id: string;
+  symbol: string;
+  quantity: Numeric;
+  average_cost: Numeric;
+  updated_at: Timestamp;
+}
+
+export interface IdeasTable {
+  id: string;
+  account_id: string;
+  mode: string;
+  market: string;
+  rationale: string;
+  created_by_client_id: string;
+  created_at: CreatedAt;
+}
+
+export interface OrdersTable {
+  id: string;
+  account_id: string;
+  idea_id: string | null;
+  market: string;
+  currency: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: Numeric;
+  order_type: 'market' | 'limit';
+  limit_price: Numeric | null;
+  notional: Numeric;
+  status: 'proposed' | 'submitted' | 'filled' | 'rejected' | 'cancelled' | 'blocked' | 'expired';
+  fill_price: Numeric | null;
+  filled_quantity: ColumnType<string, string | number | undefined, string | number>;
+  failed_checks: Json<{ check: string; message: string }[]> | null;
+  expires_at: Timestamp;
+  filled_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface OrderEventsTable {
+  id: Generated<number>;
+  order_id: string;
+  account_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: Timestamp;
+  client_id: string | null;
+  reason: string | null;
+  failed_checks: Json<{ check: string; message: string }[]> | null;
+}
+
+export interface FillsTable {
+  id: Generated<number>;
+  order_id: string;
+  account_id: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  quantity: Numeric;
+  price: Numeric;
+  notional: Numeric;
+  at: Timestamp;
+}
+
+/** An account's running totals for one UTC day (db/migrations/20261126T1700-account-days.ts). */
+export interface AccountDaysTable {
+  account_id: string;
+  day: string;
+  traded_notional: Numeric;
+  cash_delta: Numeric;
+  /** { symbol: quantity bought less sold by the fills after the day's first instant }. */
+  quantity_deltas: ColumnType<Record<string, string>, unknown, unknown>;
+}
+
+export interface KillSwitchesTable {
+  /** 'global' or an account id. */
+  scope: string;
+  engaged: boolean;
+  reason: string | null;
+  engaged_at: Timestamp | null;
+  engaged_by: string | null;
+}
+
+export interface KillSwitchEventsTable {
+  id: Generated<number>;
+  scope: string;
+  action: 'engaged' | 'released';
+  at: Timestamp;
+  by: string | null;
+  reason: string | null;
+}
+
+export interface DailyReportsTable {
+  id: string;
+  account_id: string;
+  date: ColumnType<string, string, string>;
+  content: Json<Record<string, unknown>>;
+  generated_at: Timestamp;
+}
