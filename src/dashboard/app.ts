@@ -32,6 +32,9 @@ import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js'
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
+/** The style sheet, by topic, served as one file in this order (later rules win where two match alike). */
+const STYLES = ['1-page.css', '2-content.css', '3-overview.css', '4-small-screens.css'];
+
 function asset(name: string): string {
   for (const base of ['./assets/', '../../../src/dashboard/assets/']) {
     try {
@@ -78,7 +81,7 @@ export function createDashboardApp({ config, services, document, logger, apiUrl 
   const channel = new DashboardChannel(pipeline, services);
   const context: DashboardContext = { sessions: services.sessions, cookies: cookieNames(config.dashboardUrl) };
   const assets = {
-    'dashboard.css': ['text/css', asset('dashboard.css')],
+    'dashboard.css': ['text/css', STYLES.map((file) => asset(`styles/${file}`)).join('')],
     'dashboard.js': ['text/javascript', asset('dashboard.js')],
   } as const;
 

@@ -5,30 +5,10 @@ import { resolved } from '../../src/contract/refs.js';
 import { assertConforms } from '../support/conformance.js';
 import { curlOf, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
 import { SchemaArbitraries } from './schema-arbitrary.js';
+import { fuzzOperations, type FuzzOperation, type Parameter } from './operations.js';
 import { DeadlineMissed, type ServiceWatch } from './watch.js';
 
 type Json = Record<string, any>;
-
-interface Parameter {
-  name: string;
-  in: 'path' | 'query' | 'header';
-  required: boolean;
-  schema: Json;
-  /** The value the spec shows (`example`, the first of `examples`, or its schema's), if any. */
-  example: unknown;
-}
-
-export interface FuzzOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  parameters: Parameter[];
-  body: { mediaType: string; schema: Json; required: boolean; example: unknown } | undefined;
-  bearer: boolean;
-  /** Whether the client authenticates itself (HTTP Basic, the token endpoint). */
-  clientBasic: boolean;
-  responses: Json;
-}
 
 /** Who a request claims to be. */
 export interface Credentials {
@@ -77,15 +57,6 @@ const PATH_JUNK = fc.constantFrom(
   '%2F',
 );
 
-/** The example a spec node shows: `example`, else the first of `examples` (a map of Example objects or a list). */
-function exampleOf(node: Json | undefined): unknown {
-  if (!node) return undefined;
-  if (node.example !== undefined) return node.example;
-  if (Array.isArray(node.examples)) return node.examples[0];
-  const first = Object.values((node.examples ?? {}) as Json)[0] as Json | undefined;
-  return first?.value;
-}
-
 const deref = (document: Json, node: Json): Json => resolved(document, node);
 
 /**
@@ -93,7 +64,7 @@ const deref = (document: Json, node: Json): Json => resolved(document, node);
  * path, query, header and body values, with and without a token) and holds every answer to the contract.
  */
 export class ContractFuzzer {
-  readonly operations: FuzzOperation[] = [];
+  readonly operations: FuzzOperation[];
   readonly schemas: SchemaArbitraries;
   /** How often each operation answered each status: how deep the generated requests got. */
   readonly statuses = new Map<string, Map<number, number>>();
@@ -110,39 +81,7 @@ export class ContractFuzzer {
     this.schemas = new SchemaArbitraries(document);
     addFormats.default(this.ajv);
     this.ajv.addSchema(document, 'openapi.json');
-    for (const [path, item] of Object.entries(document.paths as Json)) {
-      for (const [method, operation] of Object.entries(item as Json)) {
-        if (!operation?.operationId) continue;
-        const parameters = ((operation.parameters ?? []) as Json[])
-          .map((p) => deref(document, p))
-          .filter((p) => ['path', 'query', 'header'].includes(p.in));
-        const requestBody = operation.requestBody ? deref(document, operation.requestBody) : undefined;
-        const [mediaType, content] = Object.entries((requestBody?.content ?? {}) as Json)[0] ?? [];
-        this.operations.push({
-          operationId: operation.operationId,
-          method: method.toUpperCase(),
-          path,
-          parameters: parameters.map((p) => ({
-            name: p.name,
-            in: p.in,
-            required: Boolean(p.required),
-            schema: p.schema ?? { type: 'string' },
-            example: exampleOf(p) ?? exampleOf(p.schema && deref(document, p.schema)),
-          })),
-          body: mediaType
-            ? {
-                mediaType,
-                schema: content.schema,
-                required: Boolean(requestBody?.required),
-                example: exampleOf(content) ?? exampleOf(deref(document, content.schema)),
-              }
-            : undefined,
-          bearer: ((operation.security ?? []) as Json[]).some((s) => 'OAuth2' in s),
-          clientBasic: ((operation.security ?? []) as Json[]).some((s) => 'ClientBasic' in s),
-          responses: operation.responses,
-        });
-      }
-    }
+    this.operations = fuzzOperations(document);
   }
 
   /** A value for one parameter: valid, or (when `breaking`) one the schema refuses, as the text sent on the wire. */
