@@ -2,9 +2,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { handlers, successShapes } from '../handlers/index.js';
-import { IdempotencyKeys } from './application/idempotency.js';
-import { Pipeline } from './application/pipeline.js';
-import { Contract } from './contract/operations.js';
+import type { Pipeline } from './application/pipeline.js';
 import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, isTokenEndpoint } from './http/api.js';
 import type { ApiRequestState } from './http/request-state.js';
@@ -26,6 +24,7 @@ export async function createApp(
   config: Config,
   services: Services,
   document: Document,
+  pipeline: Pipeline,
   logger: Logger,
   stores: RateLimitStores,
   dashboardUrl: () => string = () => config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`,
@@ -37,8 +36,6 @@ export async function createApp(
   app.set('query parser', 'simple');
 
   app.use(requestLog(logger));
-  // One pipeline for the three channels: one contract (its validator), one store of Idempotency-Keys.
-  const pipeline = new Pipeline(new Contract(document), new IdempotencyKeys(config.idempotencyRetentionHours * 3_600_000));
   const api = await createApiMiddleware(document, services, pipeline, handlers, successShapes, config.baseUrl, config.bodyLimitBytes);
   // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
   // body is 401, not 413 or 415); everything else here reads its body first.

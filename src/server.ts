@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import type { Duplex } from 'node:stream';
 import { createApp } from './app.js';
+import { Pipeline } from './application/pipeline.js';
 import { problemTypeUri } from './application/problems.js';
 import type { Config } from './config.js';
 import { createDashboardApp } from './dashboard/app.js';
@@ -144,14 +145,17 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   await beforeListen?.(services);
   // The docs page links to the dashboard, whose port is known once it listens (DASHBOARD_PORT=0 picks one).
   let dashboardUrl = config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`;
-  const app = await createApp(config, services, document, logger, stores, () => dashboardUrl);
+  // One pipeline for every channel: one contract (its validator), one store of Idempotency-Keys (the dashboard sends
+  // none: its forms redirect after a POST).
+  const pipeline = Pipeline.of(document, config.idempotencyRetentionHours * 3_600_000);
+  const app = await createApp(config, services, document, pipeline, logger, stores, () => dashboardUrl);
   const api = await listen(app, options.apiSocket ?? config.port, config);
   let dashboard: Listening;
   try {
     // With PORT=0 (tests) the base URL's port is the one the API was given.
     const apiPort = (api.server.address() as AddressInfo | null)?.port;
     const apiUrl = () => (apiPort ? config.baseUrl.replace(/:0$/, `:${apiPort}`) : config.baseUrl);
-    dashboard = await listen(createDashboardApp({ config, services, document, logger, apiUrl }), config.dashboardPort, config);
+    dashboard = await listen(createDashboardApp({ config, services, pipeline, logger, apiUrl }), config.dashboardPort, config);
   } catch (error) {
     api.server.close();
     throw error;

@@ -10,7 +10,8 @@ import {
   type Origin,
 } from '../auth/authorize.js';
 import type { QuotaState } from '../compute/cpu-budget.js';
-import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
+import { Contract, type ContractOperation, type OperationInput } from '../contract/operations.js';
+import type { Document } from 'openapi-backend';
 import type { ProblemError } from '../problems.js';
 import type { FieldProblem } from '../services/errors.js';
 import { Metered } from '../services/goals.js';
@@ -24,7 +25,7 @@ import {
 } from './dashboard-actions.js';
 import { effects } from './effects.js';
 import { classifyAndLog } from './failures.js';
-import { fingerprintOf, type Answer, type Answered, type IdempotencyKeys } from './idempotency.js';
+import { fingerprintOf, IdempotencyKeys, type Answer, type Answered } from './idempotency.js';
 import {
   checkAnonymous,
   personUseCases,
@@ -95,6 +96,11 @@ export class Pipeline {
     readonly contract: Contract,
     private readonly keys: IdempotencyKeys,
   ) {}
+
+  /** The pipeline of a service: the contract's one validator, one store of Idempotency-Keys kept `retentionMs`. */
+  static of(document: Document, retentionMs: number): Pipeline {
+    return new Pipeline(new Contract(document), new IdempotencyKeys(retentionMs));
+  }
 
   async run<K extends BearerOperationId>(services: Services, call: OperationCall<K>, present: Present<K>): Promise<Answered> {
     const operation = this.contract.operation(call.operationId);

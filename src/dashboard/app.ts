@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
-import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { requestLog } from '../http/request-log.js';
 import type { ApiRequestState } from '../http/request-state.js';
-import { Contract } from '../contract/operations.js';
 import { classifyError } from '../application/failures.js';
-import { IdempotencyKeys } from '../application/idempotency.js';
-import { Pipeline } from '../application/pipeline.js';
+import type { Pipeline } from '../application/pipeline.js';
 import { statusOf } from '../application/problems.js';
 import type { Services } from '../services/index.js';
 import { callsOf, DashboardChannel } from './channel.js';
@@ -49,7 +46,8 @@ function asset(name: string): string {
 export interface DashboardDependencies {
   config: Config;
   services: Services;
-  document: Document;
+  /** The one pipeline of the service's channels (src/server.ts makes it). */
+  pipeline: Pipeline;
   logger: Logger;
   /** The API's address as clients reach it (BASE_URL, or the port the API listens on when PORT=0 picked one). */
   apiUrl?: () => string;
@@ -71,13 +69,11 @@ const anonymous: Visitor = {
  * the application's pipeline as the `dashboard` channel (channel.ts), with the same validator, authorization, use
  * cases and problems as the API. Sessions are cookies; bearer tokens are refused.
  */
-export function createDashboardApp({ config, services, document, logger, apiUrl = () => config.baseUrl }: DashboardDependencies): Express {
+export function createDashboardApp({ config, services, pipeline, logger, apiUrl = () => config.baseUrl }: DashboardDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
-  // No Idempotency-Key ever reaches it (the forms redirect after a POST); the pipeline's store is there unused.
-  const pipeline = new Pipeline(new Contract(document), new IdempotencyKeys(config.idempotencyRetentionHours * 3_600_000));
   const channel = new DashboardChannel(pipeline, services);
   const context: DashboardContext = { sessions: services.sessions, cookies: cookieNames(config.dashboardUrl) };
   const assets = {

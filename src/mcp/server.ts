@@ -9,12 +9,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { documentOf, retryAfterSeconds } from '../application/failures.js';
-import { IdempotencyKeys, type Answer } from '../application/idempotency.js';
+import type { Answer } from '../application/idempotency.js';
 import { Pipeline, type Outcome, type Present } from '../application/pipeline.js';
 import type { ProblemDocument } from '../application/problems.js';
 import type { BearerOperationId, Origin } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import { Contract } from '../contract/operations.js';
+import type { Contract } from '../contract/operations.js';
 import type { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { resources, type ResourceDefinition } from './resources.js';
@@ -60,7 +60,7 @@ export class McpCatalogue {
   constructor(
     readonly document: Contract['document'],
     readonly baseUrl: string,
-    private readonly pipeline = new Pipeline(new Contract(document), new IdempotencyKeys(DEFAULT_RETENTION_MS)),
+    private readonly pipeline = Pipeline.of(document, DEFAULT_RETENTION_MS),
   ) {
     this.contract = pipeline.contract;
     this.tools = buildTools(this.contract);
