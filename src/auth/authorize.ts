@@ -9,8 +9,14 @@ export type { BearerOperationId };
 /** Where a call came from; the consent record keeps it. */
 export interface Origin {
   ip: string;
+  /** At most MAX_USER_AGENT characters (userAgentOf): it is kept with consent records, sessions and messages. */
   userAgent: string | null;
 }
+
+const MAX_USER_AGENT = 512;
+
+/** A request's User-Agent as an origin keeps it: bounded, whatever a client sends, on every channel. */
+export const userAgentOf = (header: string | undefined): string | null => header?.slice(0, MAX_USER_AGENT) ?? null;
 
 /**
  * The adapter a call arrived through: the one list of channels, for authorization, the pipeline and the pointers of

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
-import type { Origin } from '../auth/authorize.js';
+import { userAgentOf, type Origin } from '../auth/authorize.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import type { Services } from '../services/index.js';
 import type { NamedKillSwitch } from '../services/kill-switch-names.js';
@@ -73,7 +73,7 @@ export function loadVisitor(services: Services, channel: DashboardChannel, names
         token: session ? token : undefined,
         csrf: services.sessions.csrfToken(anchor!),
         anchor: anchor!,
-        origin: { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.headers['user-agent'] ?? null },
+        origin: { ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: userAgentOf(req.headers['user-agent']) },
         killSwitch: null,
         docsUrl: docsUrl(),
       };

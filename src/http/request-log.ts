@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { userAgentOf } from '../auth/authorize.js';
 import type { ApiRequestState, RequestInfo } from './request-state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_USER_AGENT = 512;
 
 /**
  * What the adapters read of a request. Classes, not object literals with getters: a literal's getters are new closures
@@ -33,7 +33,7 @@ class LazyRequestInfo implements RequestInfo {
     private readonly req: Request,
     readonly id: string,
   ) {
-    this.userAgent = req.headers['user-agent']?.slice(0, MAX_USER_AGENT) ?? null;
+    this.userAgent = userAgentOf(req.headers['user-agent']);
     this.headers = req.headers;
   }
 

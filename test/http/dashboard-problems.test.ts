@@ -21,11 +21,11 @@ describe('the dashboard’s forms through the pipeline: the service’s rules, t
   beforeEach(() => prices.reset());
   after(() => server.close());
 
-  async function person() {
+  async function person(userAgent?: string) {
     const email = `problems${++people}@example.com`;
     await server.services.people.setPassword(email, password, 'Dorothy Vaughan');
     const account = await server.account(['read', 'trade'], email);
-    const visitor = new Visitor(server.dashboardUrl);
+    const visitor = new Visitor(server.dashboardUrl, userAgent);
     expect((await visitor.logIn(email, password)).status).to.equal(303);
     return { visitor, account };
   }
@@ -63,6 +63,19 @@ describe('the dashboard’s forms through the pipeline: the service’s rules, t
       },
     });
     expect(overRest.status).to.equal(201);
+  });
+
+  it('keeps at most 512 characters of a User-Agent with a consent record and a session, as the API does', async () => {
+    const { visitor, account } = await person('b'.repeat(5000));
+    expect((await visitor.submit('/policy', policyForm(), '/policy')).status).to.equal(303);
+    const policy = (await server.api.get('/v1/policies/current', { token: account.token })).body;
+    expect(policy.consent.user_agent).to.equal('b'.repeat(512));
+    const sessions = await server.context.store.db
+      .selectFrom('dashboard_sessions')
+      .select('user_agent')
+      .where('account_id', '=', account.accountId)
+      .execute();
+    expect(sessions.map((s) => s.user_agent)).to.deep.equal(['b'.repeat(512)]);
   });
 
   it('names the form’s fields in a problem of the contract, where the API names its pointers, and stores nothing', async () => {

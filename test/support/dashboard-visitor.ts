@@ -5,10 +5,15 @@ export class Visitor {
   cookies = new Map<string, string>();
   lastSetCookie: string[] = [];
 
-  constructor(readonly base: string) {}
+  /** @param userAgent the User-Agent every request sends (else fetch's own) */
+  constructor(
+    readonly base: string,
+    private readonly userAgent?: string,
+  ) {}
 
   async fetch(path: string, init: RequestInit = {}) {
     const headers = new Headers(init.headers);
+    if (this.userAgent) headers.set('user-agent', this.userAgent);
     if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
     const response = await fetch(`${this.base}${path}`, { ...init, headers, redirect: 'manual' });
     this.lastSetCookie = response.headers.getSetCookie();
