@@ -10,7 +10,7 @@ import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { docsRouter } from './http/docs.js';
 import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
 import { requestLog } from './http/request-log.js';
-import { atRequest, oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
+import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
 import { McpCatalogue } from './mcp/server.js';
@@ -69,7 +69,7 @@ export async function createApp(
       );
       return;
     }
-    sendReply(res, atRequest(problemReply(problem.slug, config.baseUrl, { detail: problem.detail }), req, state.requestInfo));
+    sendReply(res, problemReply(problem.slug, config.baseUrl, { detail: problem.detail }));
   };
   app.use(bodyErrors);
   return app;

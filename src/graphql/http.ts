@@ -5,7 +5,7 @@ import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';
 import { errorToReply } from '../http/errors.js';
 import { sendBody } from '../http/compression.js';
-import { atRequest, problemReply, ReplyError, sendReply } from '../http/reply.js';
+import { problemReply, ReplyError, sendReply } from '../http/reply.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
@@ -136,7 +136,7 @@ export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: 
       res.status(init.status).set({ ...init.headers, ...(context.replayed ? { 'idempotent-replayed': 'true' } : {}) });
       sendBody(req, res, text ?? '');
     } catch (error) {
-      sendReply(res, atRequest(errorToReply(error, baseUrl, state.log), req, state.requestInfo));
+      sendReply(res, errorToReply(error, baseUrl, state.log));
     }
   };
 }

@@ -11,7 +11,7 @@ import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
 import { errorToReply, problemToReply } from './errors.js';
 import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
-import { atRequest, problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
+import { problemReply, sendReply, tokenEndpointReply, type Reply } from './reply.js';
 import type { ApiRequestState } from './request-state.js';
 import { RouteTable } from './routes.js';
 
@@ -153,7 +153,7 @@ export async function createApiMiddleware(
     }
     if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
       reply = tokenEndpointReply(reply);
-    sendReply(res, atRequest(reply, req, state.requestInfo));
+    sendReply(res, reply);
   };
   return Object.assign(middleware, { routes, rawBody });
 }

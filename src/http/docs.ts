@@ -124,7 +124,7 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
   const nav = `<p><a href="/docs">API reference</a> · <a href="${GUIDES_PATH}">Guides</a> · <a href="/problems">Problem types</a></p>`;
   const guide = (req: express.Request, res: express.Response, name?: string) => {
     const found = guides.get(name);
-    if (!found) return sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no guide "${name}".`, instance: req.path }));
+    if (!found) return sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no guide "${name}".` }));
     html(res, 200, page(found.title, `${nav}${found.html}`));
   };
   router.get(GUIDES_PATH, (req, res) => guide(req, res));
@@ -162,7 +162,7 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
     res.vary('Accept');
     const slug = req.params.slug as ProblemSlug;
     if (!Object.hasOwn(problemTypes, slug)) {
-      sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no problem type "${req.params.slug}".`, instance: req.path }));
+      sendReply(res, problemReply('not-found', baseUrl, { detail: `There is no problem type "${req.params.slug}".` }));
       return;
     }
     const { type, title, status, description } = problem(slug);

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
-import { problemDocument } from '../application/problems.js';
-import type { ApiRequestState } from './request-state.js';
+import type { Response } from 'express';
+import { problemReply, sendReply, setResponseHeader } from './reply.js';
 
 export const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -44,17 +43,6 @@ export function quotaHeaders(quotas: Quota[]): { RateLimit: string; 'RateLimit-P
   };
 }
 
-const QUOTA_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);
-
-/**
- * Sets a header on a response; `RateLimit` and `RateLimit-Policy` are lists, so a value for them is added after the
- * policies already there (the route limit's, set before the request ran) rather than replacing them.
- */
-export function setResponseHeader(res: Response, name: string, value: string): void {
-  const before = QUOTA_HEADERS.has(name.toLowerCase()) ? res.getHeader(name) : undefined;
-  res.setHeader(name, typeof before === 'string' && before !== '' ? `${before}, ${value}` : value);
-}
-
 /** Adds the policies to the response's `RateLimit` and `RateLimit-Policy` lists (after those already there). */
 export function addQuotaHeaders(res: Response, quotas: Quota[]): void {
   if (res.headersSent || quotas.length === 0) return;
@@ -71,19 +59,13 @@ export interface Refusal {
 }
 
 /** A 429 answer: `Retry-After` and the IANA quota-exceeded problem naming the violated policy. */
-export function refuse(baseUrl: string, req: Request, res: Response, refusal: Refusal): void {
-  const state = (res.locals as { api?: ApiRequestState }).api;
-  const problem = {
-    ...problemDocument('quota-exceeded', baseUrl, { detail: refusal.detail }),
-    'violated-policies': [refusal.policy],
-    instance: req.path,
-    request_id: state?.requestInfo.id,
-  };
-  res.status(429).setHeader('Retry-After', String(Math.max(1, secondsUntil(refusal.resetTime))));
-  res.setHeader('Cache-Control', 'no-store');
-  if (refusal.oauth) {
-    res.type('application/json').send(JSON.stringify({ error: 'slow_down', error_description: problem.detail, ...problem }));
-  } else {
-    res.type('application/problem+json').send(JSON.stringify(problem));
-  }
+export function refuse(baseUrl: string, res: Response, refusal: Refusal): void {
+  const problem = problemReply('quota-exceeded', baseUrl, {
+    detail: refusal.detail,
+    extensions: { 'violated-policies': [refusal.policy] },
+    headers: { 'Retry-After': String(Math.max(1, secondsUntil(refusal.resetTime))), 'Cache-Control': 'no-store' },
+  });
+  // At the token endpoint RFC 6749's error JSON, the problem's members with it.
+  const body = refusal.oauth ? { error: 'slow_down', error_description: refusal.detail, ...(problem.body as object) } : problem.body;
+  sendReply(res, refusal.oauth ? { ...problem, body, contentType: 'application/json' } : problem);
 }

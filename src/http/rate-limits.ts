@@ -71,7 +71,7 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
     store: stores.store('route', WINDOW_MS),
     key: (req) => `${address(req)} ${routeOf(routes(), req)}`,
     exceeded: (req, res, resetTime) =>
-      refuse(config.baseUrl, req, res, {
+      refuse(config.baseUrl, res, {
         policy: 'route',
         detail: `At most ${config.rateLimitPerMinute} requests a minute per client address and route; retry after Retry-After seconds.`,
         resetTime,
@@ -84,7 +84,7 @@ export function rateLimits(config: Config, stores: RateLimitStores, routes: () =
     store: stores.store('token', WINDOW_MS),
     key: address,
     exceeded: (req, res, resetTime) =>
-      refuse(config.baseUrl, req, res, {
+      refuse(config.baseUrl, res, {
         policy: 'token',
         detail: `At most ${config.tokenRateLimitPerMinute} token requests a minute per client address; retry after Retry-After seconds.`,
         resetTime,

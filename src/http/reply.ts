@@ -1,9 +1,8 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { problemDocument } from '../application/problems.js';
 import type { OAuthError, ProblemSlug } from '../problems.js';
 import { sendBody, type EncodedBody } from './compression.js';
-import { setResponseHeader } from './rate-limit-replies.js';
-import type { RequestInfo } from './request-state.js';
+import type { ApiRequestState } from './request-state.js';
 
 export interface Reply {
   status: number;
@@ -31,13 +30,29 @@ export function problemReply(
   return { status: body.status, body, headers: options.headers, contentType: 'application/problem+json' };
 }
 
+const isProblem = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null && typeof (body as { type?: unknown }).type === 'string' && 'status' in body;
+
 /**
- * A reply as answered to `req`: a problem document names where it happened (`instance`, the request's path) and the
- * request (`request_id`, as in its log line); any other reply is left as it is. Every channel's problems pass here.
+ * A reply as answered on `res`: a problem document — in `application/problem+json`, or with the token endpoint's
+ * RFC 6749 members — names where it happened (`instance`, the request's path) and the request (`request_id`, as in its
+ * log line). The one place that adds them: every problem any channel sends over HTTP passes here (sendReply).
  */
-export function atRequest(reply: Reply, req: Request, request: RequestInfo): Reply {
-  if (reply.contentType !== 'application/problem+json' || !reply.body || typeof reply.body !== 'object') return reply;
-  return { ...reply, body: { ...reply.body, instance: req.path, request_id: request.id } };
+function atRequest(reply: Reply, res: Response): Reply {
+  if (!isProblem(reply.body)) return reply;
+  const request = (res.locals as { api?: ApiRequestState }).api?.requestInfo;
+  return { ...reply, body: { ...reply.body, instance: res.req.path, ...(request ? { request_id: request.id } : {}) } };
+}
+
+const QUOTA_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);
+
+/**
+ * Sets a header on a response; `RateLimit` and `RateLimit-Policy` are lists, so a value for them is added after the
+ * policies already there (the route limit's, set before the request ran) rather than replacing them.
+ */
+export function setResponseHeader(res: Response, name: string, value: string): void {
+  const before = QUOTA_HEADERS.has(name.toLowerCase()) ? res.getHeader(name) : undefined;
+  res.setHeader(name, typeof before === 'string' && before !== '' ? `${before}, ${value}` : value);
 }
 
 /** RFC 6749 section 5.2 error: `application/json` (stock OAuth clients refuse other media types there) and a problem document too. */
@@ -60,7 +75,7 @@ export function oauthErrorReply(error: OAuthError, baseUrl: string): Reply {
  * token-endpoint error does; stock OAuth clients read nothing else there.
  */
 export function tokenEndpointReply(problem: Reply): Reply {
-  const { detail, instance: _instance, ...members } = problem.body as { detail?: string; instance?: string; title: string };
+  const { detail, ...members } = problem.body as { detail?: string; title: string };
   return {
     status: problem.status,
     body: { error: 'invalid_request', error_description: detail ?? members.title, ...members },
@@ -69,7 +84,8 @@ export function tokenEndpointReply(problem: Reply): Reply {
   };
 }
 
-export function sendReply(res: Response, reply: Reply): void {
+export function sendReply(res: Response, answer: Reply): void {
+  const reply = atRequest(answer, res);
   if (reply.encoded && reply.status === 200) {
     res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
     reply.encoded.send(res.req, res, reply.status, reply.headers ?? {});

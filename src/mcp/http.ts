@@ -1,21 +1,17 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authorize, AuthorizationError } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { parseBody } from '../http/body.js';
 import { errorToReply } from '../http/errors.js';
-import { atRequest, problemReply, ReplyError, sendReply, type Reply } from '../http/reply.js';
+import { problemReply, ReplyError, sendReply, type Reply } from '../http/reply.js';
 import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { originGuard } from './origin.js';
 import type { McpCatalogue, McpCaller } from './server.js';
 
 const JSON_BODY = { mediaTypes: ['application/json'], isTokenEndpoint: false };
-
-function send(req: Request, res: Response, reply: Reply, state: ApiRequestState): void {
-  sendReply(res, atRequest(reply, req, state.requestInfo));
-}
 
 const MCP_SCOPE = 'mcp';
 
@@ -110,7 +106,7 @@ export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedO
       if (refused) throw refused;
       admitted = await admit(req, services, catalogue, state);
     } catch (error) {
-      send(req, res, error instanceof BatchRefused ? BATCH_REFUSED : errorToReply(error, catalogue.baseUrl, state.log), state);
+      sendReply(res, error instanceof BatchRefused ? BATCH_REFUSED : errorToReply(error, catalogue.baseUrl, state.log));
       return;
     }
     // A replayed tool result says so as REST's replays do (set before the transport writes its answer).
@@ -124,7 +120,7 @@ export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedO
       await server.connect(transport);
       await transport.handleRequest(req, res, admitted.message);
     } catch (error) {
-      if (!res.headersSent) send(req, res, errorToReply(error, catalogue.baseUrl, state.log), state);
+      if (!res.headersSent) sendReply(res, errorToReply(error, catalogue.baseUrl, state.log));
       else state.log.error({ err: error }, 'MCP request failed after its response started');
     }
   };

@@ -180,6 +180,10 @@ describe('documents, docs and health', () => {
         const response = await fetch(`${base()}${path}`);
         expect(response.status, path).to.equal(404);
         expect(response.headers.get('content-type'), path).to.match(/^application\/problem\+json/);
+        // Like every problem the service sends: where it happened and the request, as its log line names it.
+        const problem = (await response.json()) as { instance: string; request_id: string };
+        expect(problem.instance, path).to.equal(new URL(path, base()).pathname);
+        expect(problem.request_id, path).to.equal(response.headers.get('x-request-id'));
       }
     });
 

@@ -58,7 +58,8 @@ describe('rate limits', () => {
       expect(over.status).to.equal(429);
       expect(over.headers.get('content-type')).to.match(/^application\/json/);
       expect(over.headers.get('retry-after')).to.match(/^\d+$/);
-      expect(over.body).to.include({ error: 'slow_down', type: IANA, status: 429 });
+      expect(over.body).to.include({ error: 'slow_down', type: IANA, status: 429, instance: '/oauth/token' });
+      expect(over.body.request_id).to.equal(over.headers.get('x-request-id'));
       expect(over.body.error_description).to.match(/token requests a minute/);
       for (let i = 0; i < 8; i++) {
         const health = await server.api.get('/healthz', { headers: from });
