@@ -9,7 +9,7 @@ import {
   type HumanPrincipal,
   type Origin,
 } from '../auth/authorize.js';
-import type { QuotaState } from '../compute/cpu-budget.js';
+import type { Quota } from '../compute/cpu-budget.js';
 import { Contract, type ContractOperation, type OperationInput } from '../contract/operations.js';
 import type { Document } from 'openapi-backend';
 import type { ProblemError } from '../problems.js';
@@ -61,7 +61,7 @@ interface CallOf<K extends BearerOperationId> {
 
 /** How a call ended, before any channel's shape. */
 export type Result<V> =
-  { ok: true; value: V; quota?: QuotaState } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
+  { ok: true; value: V; quota?: Quota } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
 export type Outcome<K extends BearerOperationId> = Result<Success<K>>;
 type Failed = Extract<Result<unknown>, { ok: false }>;
 

@@ -1,4 +1,5 @@
 import { DASHBOARD_CLIENT_ID, type Actor } from '../auth/authorize.js';
+import type { Quota } from '../counters/quota.js';
 import type { WindowCount, WindowCounter } from '../counters/window-counters.js';
 import { ProblemError } from '../problems.js';
 
@@ -6,16 +7,7 @@ import { ProblemError } from '../problems.js';
 export const CPU_POLICY = 'cpu';
 export const CPU_WINDOW_MS = 60_000;
 
-/** One policy's state for one caller, as the draft-8 `RateLimit` and `RateLimit-Policy` headers describe it. */
-export interface QuotaState {
-  name: string;
-  limit: number;
-  remaining: number;
-  /** When the window ends; undefined when the store could not say. */
-  resetTime: Date | undefined;
-  /** What the policy counts under (hashed into the partition key). */
-  key: string;
-}
+export type { Quota };
 
 const secondsUntil = (time: Date | undefined) =>
   time ? Math.max(1, Math.ceil((time.getTime() - Date.now()) / 1000)) : CPU_WINDOW_MS / 1000;
@@ -23,7 +15,7 @@ const secondsUntil = (time: Date | undefined) =>
 /** A spent budget: `quota-exceeded` naming the policy and when the window ends; REST adds the policy's headers. */
 export class QuotaExceededError extends ProblemError {
   constructor(
-    readonly quota: QuotaState,
+    readonly quota: Quota,
     detail: string,
   ) {
     super('quota-exceeded', detail, { 'violated-policies': [quota.name] }, secondsUntil(quota.resetTime) * 1000);
@@ -60,12 +52,12 @@ export class CpuBudget {
   }
 
   /** Charges `cpuMs` (whole milliseconds, at least 1) and answers what is left; undefined when the store cannot say. */
-  async charge(key: string, cpuMs: number): Promise<QuotaState | undefined> {
+  async charge(key: string, cpuMs: number): Promise<Quota | undefined> {
     const count = await this.counter.add(key, Math.max(1, Math.ceil(cpuMs)));
     return count && this.quota(key, count);
   }
 
-  private quota(key: string, count: WindowCount): QuotaState {
+  private quota(key: string, count: WindowCount): Quota {
     return { name: CPU_POLICY, limit: this.limitMs, remaining: Math.max(this.limitMs - count.total, 0), resetTime: count.resetTime, key };
   }
 }

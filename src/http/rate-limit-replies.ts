@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
+import type { Quota } from '../counters/quota.js';
 import { problemReply, sendReply, setResponseHeader } from './reply.js';
 
 export const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = WINDOW_MS / 1000;
 
-/** One policy's state for a request, as the draft-8 `RateLimit` and `RateLimit-Policy` headers describe it. */
-export interface Quota {
-  name: string;
-  limit: number;
-  remaining: number;
-  /** When the window ends; undefined when the store could not say (a full window is announced). */
-  resetTime: Date | undefined;
-  /** What the policy counts this request under (hashed into the partition key `pk`). */
-  key: string;
-}
+export type { Quota };
 
 const policies = new Map<string, string>();
 

@@ -1,5 +1,5 @@
 import type { Actor } from '../auth/authorize.js';
-import { CpuBudget, type QuotaState } from '../compute/cpu-budget.js';
+import { CpuBudget, type Quota } from '../compute/cpu-budget.js';
 import type { ComputePool } from '../compute/pool.js';
 import { feasibilityResult, planFeasibility, type FeasibilityInput, type FeasibilityResult } from './feasibility.js';
 import { checkGoalAmounts } from './goal-amounts.js';
@@ -8,7 +8,7 @@ import { checkGoalAmounts } from './goal-amounts.js';
 export class Metered<T> {
   constructor(
     readonly result: T,
-    readonly budget: QuotaState | undefined,
+    readonly budget: Quota | undefined,
   ) {}
 }
 
