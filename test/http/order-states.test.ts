@@ -111,7 +111,7 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
             } else {
               expect(answer.status, `${name} on ${state}: ${answer.text}`).to.equal(200);
               expect(after.body.status).to.equal(to);
-              type Event = { from: string; to: string; reason: string | null; client_id: string | null };
+              type Event = { from: string; to: string; reason: string | null; client_id: string | null; actor: unknown };
               const steps = (events: Event[]) => events.map((e) => [e.from, e.to, e.reason, e.client_id]);
               const added = steps(after.body.events.slice(before.body.events.length));
               const by = account.clientId;
@@ -147,6 +147,11 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
               expect(published.map((e) => [e.type, steps(e.data.events)])).to.deep.equal(
                 added.map((_, i) => [`order.${added[i]![1]}`, steps(after.body.events.slice(0, before.body.events.length + i + 1))]),
               );
+              // …naming who acted as GET names them: the client by its name, a fill by the service.
+              const actors = (events: Event[]) => events.map((e) => e.actor);
+              expect(published.map((e) => actors(e.data.events))).to.deep.equal(
+                added.map((_, i) => actors(after.body.events.slice(0, before.body.events.length + i + 1))),
+              );
               // Each step's event holds the order as it stood then: the last as GET answers it (a fill's price included),
               // an earlier one without the fill.
               expect(published.map((e) => [e.data.status, e.data.fill_price])).to.deep.equal(
@@ -162,6 +167,23 @@ describe('orders: every state × trigger, and the cents a fill moves', () => {
         }
       });
     }
+  });
+
+  describe('expiry', () => {
+    it('a proposed order is proposed until the millisecond before expires_at and expired from expires_at on', async () => {
+      const { token, propose } = await holder();
+      const [order] = await propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+      const status = async () => (await server.api.get(`/v1/orders/${order!.id}`, { token })).body.status as string;
+      try {
+        clock.set(new Date(Date.parse(order!.expires_at) - 1).toISOString());
+        expect(await status(), 'a millisecond before').to.equal('proposed');
+        clock.set(order!.expires_at);
+        expect(await status(), 'at expires_at').to.equal('expired');
+        expect((await trigger(token, order!.id, 'approve')).status, 'approving it').to.equal(409);
+      } finally {
+        clock.set(start);
+      }
+    });
   });
 
   describe('money: half-even to the cent, once, at the fill', () => {
