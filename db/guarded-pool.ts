@@ -26,8 +26,11 @@ export interface GuardOptions {
 }
 
 /** Transaction control and session statements: cheap to parse, sent unnamed. */
-const UNNAMED =
-  /^\s*(begin|commit|rollback|savepoint|release|set|reset|show|start|end|deallocate|discard|listen|unlisten|lock|create|alter|drop|comment|grant|revoke|truncate|vacuum|analyze|do)\b/i;
+const UNNAMED_COMMANDS = [
+  ...['begin', 'commit', 'rollback', 'savepoint', 'release', 'set', 'reset', 'show', 'start', 'end', 'deallocate', 'discard'],
+  ...['listen', 'unlisten', 'lock', 'create', 'alter', 'drop', 'comment', 'grant', 'revoke', 'truncate', 'vacuum', 'analyze', 'do'],
+];
+const UNNAMED = new RegExp(`^\\s*(${UNNAMED_COMMANDS.join('|')})\\b`, 'i');
 
 /** Names already computed, by text (the service's texts are a few dozen; emptied if texts that vary fill it). */
 const names = new Map<string, string>();

@@ -122,7 +122,8 @@ try {
   for (const condition of ['graphql', 'admissible', 'mcp'] as const) {
     const r = result[condition];
     console.log(
-      `${condition}: read p99 ${r.readP99Ms.toFixed(1)} ms vs ${quietP99.toFixed(1)} ms quiet (${r.ratio.toFixed(2)}×; p50 ${r.readP50Ms.toFixed(2)} ms); attacker ${JSON.stringify(r.attacker)}`,
+      `${condition}: read p99 ${r.readP99Ms.toFixed(1)} ms vs ${quietP99.toFixed(1)} ms quiet ` +
+        `(${r.ratio.toFixed(2)}×; p50 ${r.readP50Ms.toFixed(2)} ms); attacker ${JSON.stringify(r.attacker)}`,
     );
   }
   console.log(JSON.stringify(result));

@@ -157,7 +157,8 @@ try {
   };
   console.log(`legitimate token request under the flood: p99 ${result.tokenP99Ms.toFixed(0)} ms (target ≤ 500)`);
   console.log(
-    `authenticated read: p99 ${result.readP99Ms.toFixed(1)} ms under the flood vs ${result.readP99QuietMs.toFixed(1)} ms without (${result.readP99Ratio.toFixed(2)}×, target ≤ 1.5×; p50 ${result.readP50Ms.toFixed(2)} vs ${result.readP50QuietMs.toFixed(2)} ms)`,
+    `authenticated read: p99 ${result.readP99Ms.toFixed(1)} ms under the flood vs ${result.readP99QuietMs.toFixed(1)} ms without ` +
+      `(${result.readP99Ratio.toFixed(2)}×, target ≤ 1.5×; p50 ${result.readP50Ms.toFixed(2)} vs ${result.readP50QuietMs.toFixed(2)} ms)`,
   );
   console.log(
     `… vs ${result.readP99PacedMs.toFixed(1)} ms under cheap requests at the flood's rate (${result.readP99VsPacedRatio.toFixed(2)}×)`,

@@ -58,7 +58,11 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
     {
       words: ['webhook', 'add'],
       usage: 'webhook add --account EMAIL --url URL --events a,b [--description TEXT] [--json]',
-      help: `Adds a webhook endpoint to the account and prints its id and signing secret (whsec_..., shown in full only here and in the dashboard when made). Events: ${EVENT_TYPES.join(', ')}. URLs are https:// to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.`,
+      help: [
+        'Adds a webhook endpoint to the account and prints its id and signing secret (whsec_..., shown in full only here and in the dashboard when made).',
+        `Events: ${EVENT_TYPES.join(', ')}.`,
+        'URLs are https:// to public addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.',
+      ].join(' '),
       run({ db, config, values }) {
         return guarded(async () => {
           const service = endpoints(db, config);
@@ -122,7 +126,8 @@ export function webhookCommands(kit: Kit): WebhookCommand[] {
             list
               .map(
                 (d) =>
-                  `${d.id}\t${d.event_id}\t${d.type}\t${d.status}\tattempts=${d.attempts}\tstatus=${d.last_status_code ?? '-'}\t${d.last_latency_ms ?? '-'} ms${d.next_attempt_at ? `\tnext=${d.next_attempt_at}` : ''}${d.last_error ? `\t${d.last_error}` : ''}`,
+                  `${d.id}\t${d.event_id}\t${d.type}\t${d.status}\tattempts=${d.attempts}\tstatus=${d.last_status_code ?? '-'}\t` +
+                  `${d.last_latency_ms ?? '-'} ms${d.next_attempt_at ? `\tnext=${d.next_attempt_at}` : ''}${d.last_error ? `\t${d.last_error}` : ''}`,
               )
               .join('\n') || '(no deliveries)',
           );

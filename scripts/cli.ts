@@ -63,7 +63,10 @@ const COMMANDS: Command[] = [
   {
     words: ['client', 'create'],
     usage: 'client create --account EMAIL --scopes "read trade" [--name NAME] [--json]',
-    help: 'Creates an API client for the account (creating the account if absent) and prints its client_id and client_secret. The secret is shown only this once; only its hash is stored. Scopes: read, write, trade, mcp.',
+    help: [
+      'Creates an API client for the account (creating the account if absent) and prints its client_id and client_secret.',
+      'The secret is shown only this once; only its hash is stored. Scopes: read, write, trade, mcp.',
+    ].join(' '),
     async run({ db, config, values }) {
       const account = needs(values.account, '--account EMAIL', this);
       const scopes = needs(values.scopes, '--scopes "read trade"', this);
@@ -184,7 +187,8 @@ function notFound(message: string): number {
 }
 
 function programHelp(): string {
-  return `${INTRO}\n\nUsage: ${PROGRAM} <command> [options]\n\n${COMMANDS.map((c) => `  ${c.usage}`).join('\n')}\n\n${PROGRAM} <command> --help explains one command.\n`;
+  const usages = COMMANDS.map((c) => `  ${c.usage}`).join('\n');
+  return `${INTRO}\n\nUsage: ${PROGRAM} <command> [options]\n\n${usages}\n\n${PROGRAM} <command> --help explains one command.\n`;
 }
 
 function commandHelp(command: Command): string {

@@ -45,7 +45,8 @@ const node =
     : join(cache, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
 if (!existsSync(node)) {
   console.error(
-    `make mutation: StrykerJS 10 needs Node 22 or later; this is Node ${process.version} on ${process.platform}-${process.arch}, for which no Node 22 package is pinned. Run it with Node 22.`,
+    `make mutation: StrykerJS 10 needs Node 22 or later; this is Node ${process.version} on ${process.platform}-${process.arch}, ` +
+      'for which no Node 22 package is pinned. Run it with Node 22.',
   );
   process.exit(1);
 }

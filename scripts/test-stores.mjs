@@ -40,17 +40,20 @@ const [postgres, redis] = await Promise.all([
 const problems = [];
 if (!embedded && !postgres) {
   problems.push(
-    `PostgreSQL does not answer at ${postgresUrl} (TEST_DATABASE_URL). Start it (.ci/run does), or run \`make test TEST_DB=embedded\` to run every suite on the embedded database, knowing that the PostgreSQL-only tests then skip.`,
+    `PostgreSQL does not answer at ${postgresUrl} (TEST_DATABASE_URL). Start it (.ci/run does), or run \`make test TEST_DB=embedded\` ` +
+      'to run every suite on the embedded database, knowing that the PostgreSQL-only tests then skip.',
   );
 }
 if (!noRedis && spawnSync('redis-server', ['--version']).error) {
   problems.push(
-    'There is no redis-server on PATH: the tests of a Redis that hangs or dies start their own. Install it (.ci/run does), or run `make test TEST_REDIS=none`, knowing that the Redis tests then skip.',
+    'There is no redis-server on PATH: the tests of a Redis that hangs or dies start their own. ' +
+      'Install it (.ci/run does), or run `make test TEST_REDIS=none`, knowing that the Redis tests then skip.',
   );
 }
 if (!noRedis && !redis) {
   problems.push(
-    `Redis does not answer at ${redisUrl} (TEST_REDIS_URL). Start it (.ci/run does), or run \`make test TEST_REDIS=none\`, knowing that the tests of shared counters in Redis then skip.`,
+    `Redis does not answer at ${redisUrl} (TEST_REDIS_URL). Start it (.ci/run does), or run \`make test TEST_REDIS=none\`, ` +
+      'knowing that the tests of shared counters in Redis then skip.',
   );
 }
 const database = embedded ? 'the embedded database (TEST_DB=embedded: the PostgreSQL-only tests skip)' : `PostgreSQL at ${postgresUrl}`;

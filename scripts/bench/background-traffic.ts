@@ -54,7 +54,8 @@ if (kind === 'flood') {
   const sendDocument = () => {
     const fields = Array.from({ length: Number(ALIASES) }, (_, i) => {
       const volatility = (0.9 + ((document * 37 + i) % 100) / 10_000).toFixed(4);
-      return `g${i}:goalFeasibility(input:{capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000,assumptions:{expected_return:0.3,volatility:${volatility}}}){probability}`;
+      const goal = 'capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000';
+      return `g${i}:goalFeasibility(input:{${goal},assumptions:{expected_return:0.3,volatility:${volatility}}}){probability}`;
     });
     document++;
     pending.push(

@@ -99,7 +99,9 @@ export async function feasibilityCase(bench: Bench, single: Service): Promise<vo
   const extremes = { p99: cornerTimes[Math.floor(cornerTimes.length * 0.99)]!, max: cornerTimes[cornerTimes.length - 1]! };
   raw.feasibilityDomain = { whole: overWhole, extremes, rssBeforeMiB: rssBefore, rssAfterMiB: rssAfter };
   rows.push({
-    case: 'Feasibility over the whole accepted domain (1,000 seeded requests: capital and contribution 0 or 0.01–1e12 / 1e9, target 0.01–1e12, horizon a day–100 y, μ −0.5–1, σ 0–2, confidence 0.5–0.99; HTTP, computed on the pool)',
+    case:
+      'Feasibility over the whole accepted domain (1,000 seeded requests: capital and contribution 0 or 0.01–1e12 / 1e9, ' +
+      'target 0.01–1e12, horizon a day–100 y, μ −0.5–1, σ 0–2, confidence 0.5–0.99; HTTP, computed on the pool)',
     measured: `p50 ${fixed(overWhole.p50)} ms, p99 ${fixed(overWhole.p99)} ms`,
     target: 'p99 ≤ 25 ms',
     met: overWhole.p99 <= 25,

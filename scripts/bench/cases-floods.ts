@@ -38,7 +38,8 @@ export async function heavyCase(bench: Bench): Promise<void> {
         met: flooded.readP99Ms <= 50,
       });
     row(
-      'Another client’s authenticated read p99 while one client sends GraphQL documents of 40 heavy goalFeasibility aliases (100 y, contributions, σ 0.9) twice a second, vs quiet',
+      'Another client’s authenticated read p99 while one client sends GraphQL documents of 40 heavy goalFeasibility aliases ' +
+        '(100 y, contributions, σ 0.9) twice a second, vs quiet',
       heavy.graphql,
     );
     row('… documents of 9 such aliases (the most the cost limit admits, computed on the pool) twice a second', heavy.admissible);
@@ -79,7 +80,9 @@ export function floodCase(bench: Bench): void {
     });
     if (flood.readP99VsPacedRatio !== undefined) {
       rows.push({
-        case: `… vs under cheap requests (404s) from another process at the flood's rate (${fixed(flood.floodPerSecond ?? NaN, 0)}/s): what the flood costs beyond any traffic`,
+        case:
+          `… vs under cheap requests (404s) from another process at the flood's rate (${fixed(flood.floodPerSecond ?? NaN, 0)}/s): ` +
+          'what the flood costs beyond any traffic',
         measured: `${fixed(flood.readP99Ms ?? NaN, 1)} vs ${fixed(flood.readP99PacedMs ?? NaN, 1)} ms`,
         ratio: flood.readP99VsPacedRatio,
       });

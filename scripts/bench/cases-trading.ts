@@ -38,7 +38,9 @@ export async function approvalsCase(bench: Bench, single: Service, auth: Record<
     const label = `run ${run} of ${RUNS}`;
     rows.push({
       case: `Approvals, ${label}: the first second at 200/s over 20 accounts, from a service just ready (PostgreSQL)`,
-      measured: `p50 ${fixed(result.firstSecond.p50, 1)} ms, p99 ${fixed(result.firstSecond.p99, 1)} ms, statuses ${JSON.stringify(result.firstSecond.statuses)}`,
+      measured:
+        `p50 ${fixed(result.firstSecond.p50, 1)} ms, p99 ${fixed(result.firstSecond.p99, 1)} ms, ` +
+        `statuses ${JSON.stringify(result.firstSecond.statuses)}`,
       target: 'p99 ≤ 100 ms',
       met: result.firstSecond.p99 <= 100 && ok(result.firstSecond, 200),
     });
@@ -56,7 +58,9 @@ export async function approvalsCase(bench: Bench, single: Service, auth: Record<
     });
     rows.push({
       case: `… then 300/s sustained`,
-      measured: `${fixed(result.at300.achievedPerSecond, 0)}/s, p50 ${fixed(result.at300.p50, 1)} ms, p99 ${fixed(result.at300.p99, 1)} ms, statuses ${JSON.stringify(result.at300.statuses)}`,
+      measured:
+        `${fixed(result.at300.achievedPerSecond, 0)}/s, p50 ${fixed(result.at300.p50, 1)} ms, p99 ${fixed(result.at300.p99, 1)} ms, ` +
+        `statuses ${JSON.stringify(result.at300.statuses)}`,
       target: '≥ 300/s, p99 ≤ 100 ms',
       met: result.at300.achievedPerSecond >= 285 && result.at300.p99 <= 100 && ok(result.at300, result.at300.completed),
     });

@@ -69,7 +69,8 @@ for (const node of profile.nodes) {
   for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
     const frame = byId.get(id)!.callFrame;
     if (!/dist\/(src|handlers|db)\/|rate-limit|router\/|express\/lib|openapi-backend|ajv|pino|jose/.test(frame.url)) continue;
-    const key = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/work\/[^/]+\//, '')}:${frame.lineNumber + 1}`;
+    const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/work\/[^/]+\//, '');
+    const key = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
     if (seen.has(key)) continue;
     seen.add(key);
     inclusive.set(key, (inclusive.get(key) ?? 0) + t);

@@ -22,7 +22,8 @@ export function writeReport(rows: Row[], raw: Record<string, unknown>, out: stri
     '| --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.case} | ${r.measured} | ${r.ratio === undefined ? '' : `${fixed(r.ratio)}×`} | ${r.target ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`,
+        `| ${r.case} | ${r.measured} | ${r.ratio === undefined ? '' : `${fixed(r.ratio)}×`} | ${r.target ?? ''} | ` +
+        `${r.met === undefined ? '' : r.met ? 'yes' : '**no**'} |`,
     ),
   ].join('\n');
   log(`\n${table}\n`);
@@ -30,6 +31,10 @@ export function writeReport(rows: Row[], raw: Record<string, unknown>, out: stri
   const WHY = '\n## Why the code is as it is\n';
   const record = existsSync('BENCHMARKS.md') ? readFileSync('BENCHMARKS.md', 'utf8') : '';
   const kept = out === 'BENCHMARKS.md' && record.includes(WHY) ? record.slice(record.indexOf(WHY)) : '';
+  const generator =
+    loadGenerator === 'wrk'
+      ? 'wrk (one thread)'
+      : 'autocannon (wrk was not installed: it tops out near what one worker serves, so the two-worker ratio measures it, not the service)';
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(
     out,
@@ -38,7 +43,7 @@ export function writeReport(rows: Row[], raw: Record<string, unknown>, out: stri
 Written by \`make bench\` (\`scripts/bench.ts\`) on ${date}: ${machine.cores} × ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node},
 load average at the end ${machine.loadAverage.join(' / ')}. The service runs compiled (\`node dist/src/main.js\`) on
 PostgreSQL with request logging on; baselines are started by the same run and serve the same bytes and headers; the
-closed-loop load generator is ${loadGenerator === 'wrk' ? 'wrk (one thread)' : 'autocannon (wrk was not installed: it tops out near what one worker serves, so the two-worker ratio measures it, not the service)'} and shares the machine's cores. Ratios are comparable between runs, absolute numbers are not.
+closed-loop load generator is ${generator} and shares the machine's cores. Ratios are comparable between runs, absolute numbers are not.
 
 ${table}
 

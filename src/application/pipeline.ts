@@ -60,8 +60,7 @@ interface CallOf<K extends BearerOperationId> {
 }
 
 /** How a call ended, before any channel's shape. */
-export type Result<V> =
-  { ok: true; value: V; quota?: Quota } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
+export type Result<V> = { ok: true; value: V; quota?: Quota } | { ok: false; problem: ProblemError; authorization?: AuthorizationError };
 export type Outcome<K extends BearerOperationId> = Result<Success<K>>;
 type Failed = Extract<Result<unknown>, { ok: false }>;
 

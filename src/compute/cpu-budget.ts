@@ -46,7 +46,8 @@ export class CpuBudget {
     if (count && count.total >= this.limitMs) {
       throw new QuotaExceededError(
         this.quota(key, count),
-        `This client has used its ${this.limitMs} ms of CPU time for heavy computations (goal feasibility, on every interface) in this minute; retry after Retry-After seconds.`,
+        `This client has used its ${this.limitMs} ms of CPU time for heavy computations (goal feasibility, on every interface) in this minute; ` +
+          'retry after Retry-After seconds.',
       );
     }
   }

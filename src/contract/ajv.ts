@@ -3,8 +3,9 @@ import addFormats from 'ajv-formats';
 
 /**
  * The one Ajv configuration every request input is checked with, on every channel (through `Contract`).
- * `strict: false` lets the OpenAPI vocabulary (`example`, `x-...`) through, but it also switches off `strictNumbers`, under which `type: number` accepts Infinity and NaN — what `JSON.parse` makes of
- * `1e400` and what graphql-js makes of a `1e400` literal, stored as `null` by JSON.stringify. So it is set again.
+ * `strict: false` lets the OpenAPI vocabulary (`example`, `x-...`) through, but it also switches off `strictNumbers`, under which
+ * `type: number` accepts Infinity and NaN — what `JSON.parse` makes of `1e400` and what graphql-js makes of a `1e400` literal,
+ * stored as `null` by JSON.stringify. So it is set again.
  */
 export function createContractAjv(options: Options = {}): Ajv2020.default {
   const ajv = new Ajv2020.default({ ...options, strict: false, strictNumbers: true, allErrors: true, validateFormats: true });

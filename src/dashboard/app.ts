@@ -26,8 +26,17 @@ import { sendPage } from './respond.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'",
+].join('; ');
 
 /** The style sheet, by topic, served as one file in this order (later rules win where two match alike). */
 const STYLES = ['1-page.css', '2-content.css', '3-overview.css', '4-small-screens.css'];
@@ -96,7 +105,9 @@ export function createDashboardApp({ config, services, pipeline, logger, apiUrl 
       sendPage(
         res,
         401,
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not accepted</title></head><body><main><h1>Bearer tokens are not accepted here</h1><p>The dashboard is for people: log in with your email and password. API tokens are for the API.</p></main></body></html>',
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not accepted</title></head>' +
+          '<body><main><h1>Bearer tokens are not accepted here</h1>' +
+          '<p>The dashboard is for people: log in with your email and password. API tokens are for the API.</p></main></body></html>',
       );
       return;
     }

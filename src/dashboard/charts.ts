@@ -36,8 +36,15 @@ ${rows.map((r, i) => {
 <rect x="80" y="${height - 14}" width="12" height="10" class="bar-target"></rect><text x="96" y="${height - 5}" class="chart-legend">target</text>
 <rect x="170" y="${height - 14}" width="12" height="10" class="bar-current"></rect><text x="186" y="${height - 5}" class="chart-legend">now</text>
 </svg><figcaption>${description}</figcaption></figure>
-<table class="cards"><caption>Allocation: now and target</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Now</th><th scope="col">Target</th><th scope="col">Difference</th></tr></thead>
-<tbody>${rows.map((r) => html`<tr><td data-label="Symbol">${r.symbol}</td><td data-label="Now">${percent(r.current)}</td><td data-label="Target">${percent(r.target)}</td><td data-label="Difference">${r.current - r.target >= 0 ? '+' : '−'}${percent(Math.abs(r.current - r.target))}</td></tr>`)}</tbody></table>`;
+<table class="cards"><caption>Allocation: now and target</caption>
+<thead><tr><th scope="col">Symbol</th><th scope="col">Now</th><th scope="col">Target</th><th scope="col">Difference</th></tr></thead>
+<tbody>${rows.map(allocationRow)}</tbody></table>`;
+}
+
+function allocationRow(r: AllocationRow): Html {
+  const difference = `${r.current - r.target >= 0 ? '+' : '−'}${percent(Math.abs(r.current - r.target))}`;
+  return html`<tr><td data-label="Symbol">${r.symbol}</td><td data-label="Now">${percent(r.current)}</td>
+<td data-label="Target">${percent(r.target)}</td><td data-label="Difference">${difference}</td></tr>`;
 }
 
 /** The value chart's frame, in SVG units (the image scales with the page); FONT is `.chart-legend`'s font-size. */
@@ -103,6 +110,10 @@ ${ticks.map((t, i) => gridline(y(t), labels[i]!, i === 0))}
 <text x="${left}" y="${height - 6}" class="chart-legend">${first.at.slice(0, 10)}</text>
 <text x="${left + plotW}" y="${height - 6}" text-anchor="end" class="chart-legend">now</text>
 </svg><figcaption>${description}</figcaption></figure>
-<details><summary>The values as a table</summary><table class="cards"><caption>Portfolio value over time</caption><thead><tr><th scope="col">When</th><th scope="col">Value</th><th scope="col">Cash</th></tr></thead>
-<tbody>${points.map((p) => html`<tr><td data-label="When">${at(p.at)}</td><td data-label="Value">${money(p.value)}</td><td data-label="Cash">${money(p.cash)}</td></tr>`)}</tbody></table></details>`;
+<details><summary>The values as a table</summary><table class="cards"><caption>Portfolio value over time</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Value</th><th scope="col">Cash</th></tr></thead>
+<tbody>${points.map(
+    (p) =>
+      html`<tr><td data-label="When">${at(p.at)}</td><td data-label="Value">${money(p.value)}</td><td data-label="Cash">${money(p.cash)}</td></tr>`,
+  )}</tbody></table></details>`;
 }

@@ -62,5 +62,11 @@ export async function checklist(calls: Calls): Promise<Html | ''> {
   const left = items.filter((i) => !i.done).length;
   if (left === 0) return '';
   return html`<section aria-labelledby="start-heading" class="checklist"><h2 id="start-heading">Get started: ${items.length - left} of ${items.length} done</h2>
-<ol>${items.map(({ item, done }) => html`<li class="${done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${done ? '✓' : '○'}</span> <span class="visually-hidden">${done ? 'Done:' : 'To do:'}</span> ${done ? item.label : html`<a href="${item.href}">${item.label}</a>`}<p class="help">${item.help}</p></li>`)}</ol></section>`;
+<ol>${items.map(checklistEntry)}</ol></section>`;
+}
+
+function checklistEntry({ item, done }: { item: ChecklistItem; done: boolean }): Html {
+  const label = done ? item.label : html`<a href="${item.href}">${item.label}</a>`;
+  return html`<li class="${done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${done ? '✓' : '○'}</span>
+<span class="visually-hidden">${done ? 'Done:' : 'To do:'}</span> ${label}<p class="help">${item.help}</p></li>`;
 }

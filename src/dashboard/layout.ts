@@ -29,12 +29,16 @@ export function csrfField(visitor: Visitor): Html {
 
 function navigation(visitor: Visitor, section: string | undefined): Html {
   if (!visitor.session) {
-    return html`<nav aria-label="Dashboard"><ul><li><a href="/login">Log in</a></li><li><a href="/signup">Sign up</a></li><li><a href="/contact"${section === '/contact' ? html` aria-current="page"` : html``}>Contact</a></li><li><a href="${visitor.docsUrl}">API docs</a></li></ul></nav>`;
+    return html`<nav aria-label="Dashboard"><ul>
+<li><a href="/login">Log in</a></li><li><a href="/signup">Sign up</a></li>
+<li><a href="/contact"${section === '/contact' ? html` aria-current="page"` : html``}>Contact</a></li>
+<li><a href="${visitor.docsUrl}">API docs</a></li></ul></nav>`;
   }
   return html`<nav aria-label="Dashboard"><ul>
 ${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === section ? html` aria-current="page"` : html``}>${s.label}</a></li>`)}
 </ul>
-<form method="post" action="/logout" class="logout">${csrfField(visitor)}<span>${visitor.session.email}</span> <button type="submit">Log out</button></form></nav>`;
+<form method="post" action="/logout" class="logout">${csrfField(visitor)}<span>${visitor.session.email}</span>
+<button type="submit">Log out</button></form></nav>`;
 }
 
 /** On every page while approvals are stopped: since when, by whom, why, and where to release it. */
@@ -44,7 +48,17 @@ function killSwitchBanner(visitor: Visitor): Html | '' {
   const since = state.engaged_at
     ? html` since <time datetime="${state.engaged_at}">${state.engaged_at.slice(0, 16).replace('T', ' ')} UTC</time>`
     : '';
-  return html`<div class="kill-banner" role="status"><p><strong>The ${state.level === 'global' ? 'global ' : ''}kill switch is engaged</strong>${since} by ${state.engaged_by_name ?? 'unknown'}${state.reason ? html`: “${state.reason}”` : ''}. No order can be approved. ${state.level === 'global' ? 'Operators release it.' : html`<a href="/safety">Release it on the Safety page</a>.`}</p></div>`;
+  const isGlobal = state.level === 'global';
+  const reason = state.reason ? html`: “${state.reason}”` : '';
+  const release = isGlobal ? 'Operators release it.' : html`<a href="/safety">Release it on the Safety page</a>.`;
+  return html`<div class="kill-banner" role="status"><p><strong>The ${isGlobal ? 'global ' : ''}kill switch is engaged</strong>${since}
+by ${state.engaged_by_name ?? 'unknown'}${reason}. No order can be approved. ${release}</p></div>`;
+}
+
+/** What went wrong with the last form: the problem's detail and each field it names. */
+function errorAlert(error: PageError): Html {
+  const fields = error.fields?.map((f) => html`<li><strong>${f.field || 'request'}</strong> ${f.detail}</li>`);
+  return html`<div class="error" role="alert"><p>${error.detail}</p>${fields?.length ? html`<ul>${fields}</ul>` : ''}</div>`;
 }
 
 export function page(options: PageOptions): string {
@@ -57,7 +71,7 @@ export function page(options: PageOptions): string {
 <header><p class="brand">Investment Automation</p>${navigation(visitor, section)}${killSwitchBanner(visitor)}</header>
 <main id="main"><h1>${title}</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-${error ? html`<div class="error" role="alert"><p>${error.detail}</p>${error.fields?.length ? html`<ul>${error.fields.map((f) => html`<li><strong>${f.field || 'request'}</strong> ${f.detail}</li>`)}</ul>` : ''}</div>` : ''}
+${error ? errorAlert(error) : ''}
 ${body}
 </main>
 <footer><ul><li><a href="${visitor.docsUrl}">API documentation</a></li><li><a href="/contact">Contact us</a></li></ul></footer></body></html>`

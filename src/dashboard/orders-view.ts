@@ -31,8 +31,13 @@ export function decider(order: Order): Html | string {
 /** Approve, and Reject with an optional reason, for a proposed order; `back` is where the browser returns. */
 export function decisionForms(visitor: Visitor, order: Order, back: string): Html | '' {
   if (order.status !== 'proposed') return '';
-  return html`<div class="decide"><form method="post" action="/orders/${order.id}/approve">${csrfField(visitor)}<input type="hidden" name="back" value="${back}"><button type="submit">Approve<span class="visually-hidden"> order ${order.id}</span></button></form>
-<form method="post" action="/orders/${order.id}/reject" class="reject">${csrfField(visitor)}<input type="hidden" name="back" value="${back}"><label for="reason-${order.id}" class="visually-hidden">Reason for rejecting order ${order.id} (optional)</label><input id="reason-${order.id}" name="reason" maxlength="500" placeholder="Reason (optional)"><button type="submit" class="secondary">Reject<span class="visually-hidden"> order ${order.id}</span></button></form></div>`;
+  const returnTo = html`${csrfField(visitor)}<input type="hidden" name="back" value="${back}">`;
+  return html`<div class="decide"><form method="post" action="/orders/${order.id}/approve">${returnTo}
+<button type="submit">Approve<span class="visually-hidden"> order ${order.id}</span></button></form>
+<form method="post" action="/orders/${order.id}/reject" class="reject">${returnTo}
+<label for="reason-${order.id}" class="visually-hidden">Reason for rejecting order ${order.id} (optional)</label>
+<input id="reason-${order.id}" name="reason" maxlength="500" placeholder="Reason (optional)">
+<button type="submit" class="secondary">Reject<span class="visually-hidden"> order ${order.id}</span></button></form></div>`;
 }
 
 /** Orders as a table that becomes one card per order on a narrow screen (each cell labelled). */
@@ -42,18 +47,28 @@ export function ordersTable(
   options: { caption: string; back: string; modes: Map<string, string> },
 ): Html {
   const money = moneyFormat(orders[0]?.currency ?? 'USD');
+  const row = (o: Order) => {
+    const price = o.status === 'filled' && o.fill_price !== null ? html` at ${money(o.fill_price)}` : '';
+    return html`<tr><td data-label="Order"><a href="/orders/${o.id}"><code>${o.id}</code></a></td><td data-label="Created">${at(o.created_at)}</td>
+<td data-label="Symbol">${o.symbol}</td><td data-label="Side">${o.side}</td><td data-label="Quantity">${quantity(o.quantity)}</td>
+<td data-label="Notional">${money(o.notional)}</td>
+<td data-label="Status"><span class="status status-${o.status}">${o.status}</span>${price}${failedChecks(o.failed_checks)}</td>
+<td data-label="Proposed by">${proposer(o, options.modes)}</td><td data-label="Decided by">${decider(o)}</td>
+<td data-label="Decision">${decisionForms(visitor, o, options.back) || '—'}</td></tr>`;
+  };
   return html`<table class="cards"><caption>${options.caption}</caption>
-<thead><tr><th scope="col">Order</th><th scope="col">Created</th><th scope="col">Symbol</th><th scope="col">Side</th><th scope="col">Quantity</th><th scope="col">Notional</th><th scope="col">Status</th><th scope="col">Proposed by</th><th scope="col">Decided by</th><th scope="col">Decision</th></tr></thead>
-<tbody>${orders.map(
-    (
-      o,
-    ) => html`<tr><td data-label="Order"><a href="/orders/${o.id}"><code>${o.id}</code></a></td><td data-label="Created">${at(o.created_at)}</td><td data-label="Symbol">${o.symbol}</td><td data-label="Side">${o.side}</td><td data-label="Quantity">${quantity(o.quantity)}</td><td data-label="Notional">${money(o.notional)}</td>
-<td data-label="Status"><span class="status status-${o.status}">${o.status}</span>${o.status === 'filled' && o.fill_price !== null ? html` at ${money(o.fill_price)}` : ''}${failedChecks(o.failed_checks)}</td><td data-label="Proposed by">${proposer(o, options.modes)}</td><td data-label="Decided by">${decider(o)}</td><td data-label="Decision">${decisionForms(visitor, o, options.back) || '—'}</td></tr>`,
-  )}</tbody></table>`;
+<thead><tr><th scope="col">Order</th><th scope="col">Created</th><th scope="col">Symbol</th><th scope="col">Side</th>
+<th scope="col">Quantity</th><th scope="col">Notional</th><th scope="col">Status</th><th scope="col">Proposed by</th>
+<th scope="col">Decided by</th><th scope="col">Decision</th></tr></thead>
+<tbody>${orders.map(row)}</tbody></table>`;
 }
 
 /** Every transition of the order, who caused it and why. */
 export function eventsTable(order: Order): Html {
-  return html`<table class="cards"><caption>Events (oldest first)</caption><thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
-<tbody>${order.events.map((e) => html`<tr><td data-label="When">${at(e.at)}</td><td data-label="Change">${e.from ? html`${e.from} → ${e.to}` : html`created as ${e.to}`}</td><td data-label="By">${actorLabel(e.actor)}</td><td data-label="Reason">${e.reason ?? '—'}</td></tr>`)}</tbody></table>`;
+  const row = (e: OrderEvent) => html`<tr><td data-label="When">${at(e.at)}</td>
+<td data-label="Change">${e.from ? html`${e.from} → ${e.to}` : html`created as ${e.to}`}</td>
+<td data-label="By">${actorLabel(e.actor)}</td><td data-label="Reason">${e.reason ?? '—'}</td></tr>`;
+  return html`<table class="cards"><caption>Events (oldest first)</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
+<tbody>${order.events.map(row)}</tbody></table>`;
 }

@@ -201,7 +201,9 @@ export function contributionNeeded(s: Scenario, decimals: number, q: number): Mo
       monthly_contribution: MAX_MONTHLY_CONTRIBUTION,
       probability: prob(MAX_MONTHLY_CONTRIBUTION),
       attainable: false,
-      reason: `No monthly contribution up to the request's maximum (${MAX_MONTHLY_CONTRIBUTION}) reaches the confidence; the contribution and probability given are that maximum's.`,
+      reason:
+        `No monthly contribution up to the request's maximum (${MAX_MONTHLY_CONTRIBUTION}) reaches the confidence; ` +
+        "the contribution and probability given are that maximum's.",
     };
   }
   return { kind: 'monthly_contribution_needed', monthly_contribution: value, probability: p, ...REACHED };

@@ -77,9 +77,10 @@ function emptyRefusal(req: Request, status: number, headers: Record<string, stri
     );
   }
   if (status === 415) {
+    const type = req.headers['content-type'];
     return new ProblemError(
       'unsupported-media-type',
-      `Send the GraphQL request as application/json (POST), or in the query string (GET)${req.headers['content-type'] ? `, not as ${req.headers['content-type']}` : ''}.`,
+      `Send the GraphQL request as application/json (POST), or in the query string (GET)${type ? `, not as ${type}` : ''}.`,
     );
   }
   return new ProblemError('malformed-request', 'The GraphQL request could not be read.');

@@ -46,7 +46,8 @@ function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
 code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}dt{font-weight:600;margin-top:1rem}a{color:#0b57d0}
 pre{background:#f3f4f6;padding:.75rem;border-radius:6px;overflow-x:auto}pre code{padding:0}
-table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}td code{overflow-wrap:anywhere}</style></head>
+table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
+td code{overflow-wrap:anywhere}</style></head>
 <body>${body}</body></html>`;
 }
 
@@ -72,7 +73,8 @@ GraphQL: <a href="/graphql"><code>/graphql</code></a> answers the same operation
 its operationId; send <code>Authorization: Bearer</code>, introspection included). Errors of every interface are
 <a href="/problems">problem types</a>. Credentials (client id and secret) are created in the
 <a href="${escapeAttribute(dashboardUrl)}/developer">dashboard</a>, where a person also approves orders and signs policies.
-The <a href="${GUIDES_PATH}">guides</a> explain each interface, errors, webhooks, rate limits, configuration and operations.</p><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
+The <a href="${GUIDES_PATH}">guides</a> explain each interface, errors, webhooks, rate limits, configuration and operations.</p>
+<div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 // "Try it" calls the origin the page was opened from, whatever BASE_URL says, so the page's CSP (connect-src
 // 'self') never blocks it behind a proxy or under another host name.
@@ -146,7 +148,8 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
     const items = slugs
       .map(
         (slug) =>
-          `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt><dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`,
+          `<dt><a href="/problems/${slug}">${escapeHtml(problemTypes[slug].title)}</a> <code>${problemTypes[slug].status}</code></dt>\n` +
+          `<dd><code>${escapeHtml(problemTypeUri(slug, baseUrl))}</code></dd>`,
       )
       .join('');
     html(
@@ -154,7 +157,8 @@ export function docsRouter(baseUrl: string, dashboardUrl: () => string): Router 
       200,
       page(
         'Problem types',
-        `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these (also as JSON: <code>Accept: application/json</code>). <a href="/docs">API reference</a></p><dl>${items}</dl>`,
+        `<h1>Problem types</h1><p>Every error of the API is an RFC 9457 problem document whose <code>type</code> is one of these
+(also as JSON: <code>Accept: application/json</code>). <a href="/docs">API reference</a></p><dl>${items}</dl>`,
       ),
     );
   });

@@ -70,12 +70,16 @@ export function tokenFailureLimits(stores: RateLimitStores, limits: TokenFailure
           quota('token-client-failures', limits.perClient, clientId, client),
         ]);
         if (exceeded(pair, limits.perAddress)) {
-          const detail = `This client failed authentication ${limits.perAddress} times in a minute from this address; wait Retry-After seconds before trying again.`;
+          const detail =
+            `This client failed authentication ${limits.perAddress} times in a minute from this address; ` +
+            'wait Retry-After seconds before trying again.';
           return refuse(limits.baseUrl, res, { policy: 'token-failures', detail, resetTime: pair!.resetTime, oauth: true });
         }
         // A usual address is looked up only when it matters; a store that cannot say lets the request be checked.
         if (exceeded(client, limits.perClient) && (await known.has(pairKey)) === false) {
-          const detail = `This client failed authentication ${limits.perClient} times in a minute; until the window ends only addresses it obtained a token from lately are served. Wait Retry-After seconds.`;
+          const detail =
+            `This client failed authentication ${limits.perClient} times in a minute; ` +
+            'until the window ends only addresses it obtained a token from lately are served. Wait Retry-After seconds.';
           return refuse(limits.baseUrl, res, { policy: 'token-client-failures', detail, resetTime: client!.resetTime, oauth: true });
         }
         res.once('finish', () => {

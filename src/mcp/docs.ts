@@ -37,13 +37,17 @@ Every request carries ${code('Authorization: Bearer <access token>')}: a client-
 ${code(`${catalogue.baseUrl}/oauth/token`)} (optionally with ${code(`resource=${url}`)}) holding ${code('mcp')} and the scope of each tool it calls.
 Without a valid token the answer is 401, with ${code('WWW-Authenticate')} naming the protected resource metadata; a token without a tool's scopes gets 403
 ${code('insufficient_scope')} naming them. A tool that fails answers ${code('isError')} with the RFC 9457 problem document REST would answer, as JSON text.</p>
-<p>Send one JSON-RPC message per request: a batch (an array) is refused with HTTP 400 and the JSON-RPC error ${code('-32600')}, as MCP 2025-06-18 removed batching.
-A browser page may call the server only from its own origin (${code(new URL(catalogue.baseUrl).origin)}) or one the operator allows; another ${code('Origin')} is 403
+<p>Send one JSON-RPC message per request: a batch (an array) is refused with HTTP 400 and the JSON-RPC error ${code('-32600')},
+as MCP 2025-06-18 removed batching. A browser page may call the server
+only from its own origin (${code(new URL(catalogue.baseUrl).origin)}) or one the operator allows; another ${code('Origin')} is 403
 ${code('origin-not-allowed')} (DNS rebinding protection). Requests without ${code('Origin')}, as server-to-server clients send them, are accepted.</p>
 <p>A call that changes something is safe to retry with ${code('Idempotency-Key: <unique string>')} on the HTTP request that carries the ${code('tools/call')}
-(1 to 255 visible ASCII characters): the same key and arguments again answer the identical tool result, with ${code('Idempotent-Replayed: true')}, and nothing runs twice;
-the key with other arguments is the ${code('idempotency-key-reused')} problem, while the first call still runs ${code('idempotency-key-in-use')}. The rules are REST's.</p>
-<h2>Tools</h2><p>One per API operation, named by its operationId; inputs are the operation's parameters and body members, outputs its success response.</p><dl>${tools}</dl>
+(1 to 255 visible ASCII characters): the same key and arguments again answer the identical tool result,
+with ${code('Idempotent-Replayed: true')}, and nothing runs twice; the key with other arguments is the ${code('idempotency-key-reused')}
+problem, while the first call still runs ${code('idempotency-key-in-use')}. The rules are REST's.</p>
+<h2>Tools</h2>
+<p>One per API operation, named by its operationId; inputs are the operation's parameters and body members, outputs its success response.</p>
+<dl>${tools}</dl>
 <h2>Resources</h2><dl>${listed}</dl>`;
   return (_req, res) => sendPage(res, 'MCP server', body);
 }

@@ -40,7 +40,8 @@ export function originGuard(
     if (origin !== undefined && !origins.has(originOf(origin) ?? '')) {
       return new ProblemError(
         'origin-not-allowed',
-        `Requests from the origin "${origin.slice(0, 200)}" are not allowed here; the MCP server accepts its own origin (${own.origin}), those its operator allows, and requests without Origin.`,
+        `Requests from the origin "${origin.slice(0, 200)}" are not allowed here; ` +
+          `the MCP server accepts its own origin (${own.origin}), those its operator allows, and requests without Origin.`,
       );
     }
     if (local && !LOOPBACK.has(hostnameOf(headers.host ?? '') ?? '')) {

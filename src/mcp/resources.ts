@@ -21,7 +21,9 @@ export const resources: ResourceDefinition[] = [
       name: 'current-disclosure',
       title: 'Current disclosure',
       description:
-        'The disclosure the account holder consents to when a policy is created (markdown). Its version, which createPolicy needs in consent.disclosure_version, and the SHA-256 of the text are in _meta (and from the getCurrentDisclosure tool).',
+        'The disclosure the account holder consents to when a policy is created (markdown). ' +
+        'Its version, which createPolicy needs in consent.disclosure_version, and the SHA-256 of the text are in _meta ' +
+        '(and from the getCurrentDisclosure tool).',
       mimeType: 'text/markdown',
     },
     operationId: 'getCurrentDisclosure',

@@ -34,7 +34,15 @@ class JsonRpcError extends Error {
   }
 }
 
-const INSTRUCTIONS = `Goal-based investing on a paper brokerage account: evaluate goals, read the investment policy, portfolio, ideas, orders and daily reports, propose trades (generateIdeas) and approve, reject or cancel proposed orders. Trading is bound by the account's policy, a pre-trade risk gate and a kill switch. Amounts are in the currency's units, rates and weights are fractions (0.07 = 7 %). A failed call answers isError with an RFC 9457 problem document (JSON text) whose type URI documents the problem. A call that changes something is safe to retry with the same Idempotency-Key HTTP header on the request that carries it: the retry answers the first result and nothing runs twice.`;
+const INSTRUCTIONS = [
+  'Goal-based investing on a paper brokerage account: evaluate goals, read the investment policy, portfolio, ideas, orders and daily reports,',
+  'propose trades (generateIdeas) and approve, reject or cancel proposed orders.',
+  "Trading is bound by the account's policy, a pre-trade risk gate and a kill switch.",
+  "Amounts are in the currency's units, rates and weights are fractions (0.07 = 7 %).",
+  'A failed call answers isError with an RFC 9457 problem document (JSON text) whose type URI documents the problem.',
+  'A call that changes something is safe to retry with the same Idempotency-Key HTTP header on the request that carries it:',
+  'the retry answers the first result and nothing runs twice.',
+].join(' ');
 
 /** What one HTTP request brings to the MCP server: the caller, checked once per request, and its Idempotency-Key. */
 export interface McpCaller {

@@ -84,7 +84,9 @@ export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, 
     if (weight.greaterThan(limits.max_position_weight)) {
       failed.push({
         check: 'policy.max_position_weight',
-        message: `${trade.symbol} would be ${weight.times(100).toFixed(2)} % of the account, above the policy's ${dec(limits.max_position_weight).times(100).toFixed(2)} %.`,
+        message:
+          `${trade.symbol} would be ${weight.times(100).toFixed(2)} % of the account, ` +
+          `above the policy's ${dec(limits.max_position_weight).times(100).toFixed(2)} %.`,
       });
     }
   }
@@ -122,7 +124,9 @@ export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountSta
     if (deviation.greaterThan(RISK_LIMITS.priceCollar)) {
       failed.push({
         check: 'risk.price_collar',
-        message: `Limit ${trade.limit_price.toFixed(2)} is ${deviation.times(100).toFixed(1)} % from the last price ${quote.price.toFixed(2)} (collar ${RISK_LIMITS.priceCollar * 100} %).`,
+        message:
+          `Limit ${trade.limit_price.toFixed(2)} is ${deviation.times(100).toFixed(1)} % from the last price ${quote.price.toFixed(2)} ` +
+          `(collar ${RISK_LIMITS.priceCollar * 100} %).`,
       });
     }
   }
@@ -135,7 +139,9 @@ export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountSta
   if (recentDuplicate) {
     failed.push({
       check: 'risk.duplicate_order',
-      message: `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`,
+      message:
+        `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} ` +
+        `was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`,
     });
   }
   const age = now.getTime() - quote.as_of.getTime();

@@ -61,7 +61,8 @@ export function planFeasibility(input: FeasibilityInput): FeasibilityPlan {
   if (!own && !defaults) {
     throw invalidField(
       'assumptions',
-      `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} (recomputed from a shipped data set); give your own expected_return and volatility`,
+      `is required for market ${market.code}: default capital-market assumptions ship only for ${marketsWithAssumptions().join(', ')} ` +
+        '(recomputed from a shipped data set); give your own expected_return and volatility',
     );
   }
   return {

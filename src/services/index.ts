@@ -72,7 +72,10 @@ export interface Services {
    * `work` writes through `store`, or not at all; `store.onCommit` hooks run after the commit.
    */
   transaction<T>(work: (services: Services, store: Store) => Promise<T>): Promise<T>;
-  /** The hot paths' statements (an approval's lock and read), with values that match nothing, for the pool to prepare on each connection before the service says ready. */
+  /**
+   * The hot paths' statements (an approval's lock and read), with values that match nothing, for the pool to prepare on each
+   * connection before the service says ready.
+   */
   hotStatements(): CompiledQuery[];
   /** Stops what the use cases hold besides the database (the compute pool's threads); for a server's drain. */
   close(): Promise<void>;

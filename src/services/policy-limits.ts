@@ -52,7 +52,8 @@ export function invalidLimits(limits: unknown): LimitName[] {
 export function hasValidLimits(limits: Expression<unknown>): Expression<SqlBool> {
   const checks = LIMIT_NAMES.map((name) => {
     const { minimum, maximum } = LIMIT_BOUNDS[name];
-    return sql<boolean>`case when jsonb_typeof(${limits} -> ${name}) = 'number' then (${limits} ->> ${name})::numeric between ${minimum} and ${maximum} else false end`;
+    return sql<boolean>`case when jsonb_typeof(${limits} -> ${name}) = 'number'
+      then (${limits} ->> ${name})::numeric between ${minimum} and ${maximum} else false end`;
   });
   return sql<SqlBool>`(${sql.join(checks, sql` and `)})`;
 }

@@ -81,10 +81,10 @@ export function rawRequest(port: number, request: RawRequest, signal?: AbortSign
 
 /** The request as a curl command a person can paste to reproduce it ($'…' quoting keeps control characters). */
 export function curlOf(baseUrl: string, request: RawRequest): string {
+  const escape = (c: string) =>
+    c === "'" || c === '\\' ? `\\${c}` : /[\x20-\x7e]/.test(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
   const quote = (text: string) =>
-    /^[\x20-\x7e]*$/.test(text) && !text.includes("'")
-      ? `'${text}'`
-      : `$'${[...text].map((c) => (c === "'" || c === '\\' ? `\\${c}` : /[\x20-\x7e]/.test(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('')}'`;
+    /^[\x20-\x7e]*$/.test(text) && !text.includes("'") ? `'${text}'` : `$'${[...text].map(escape).join('')}'`;
   const parts = ['curl', '-i', '--path-as-is', '-X', request.method, quote(`${baseUrl}${request.target}`)];
   for (const [name, value] of request.headers) parts.push('-H', quote(`${name}: ${value}`));
   if (request.body !== undefined) parts.push('--data-raw', quote(request.body));

@@ -101,12 +101,17 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
 
   describe('goalFeasibility costs what its computation costs: 0.75 a month of horizon with a contribution, 0.5 without', () => {
     const goal = (i: number, contribution: boolean) =>
-      `g${i}: goalFeasibility(input: {capital: 10000, target: 5000000, horizon_years: 100, market: "US"${contribution ? ', monthly_contribution: 2000' : ''}, assumptions: {expected_return: 0.3, volatility: 0.9${String(i).padStart(2, '0')}}}) { probability }`;
+      `g${i}: goalFeasibility(input: {capital: 10000, target: 5000000, horizon_years: 100, market: "US"` +
+      `${contribution ? ', monthly_contribution: 2000' : ''}, assumptions: {expected_return: 0.3, volatility: 0.9${String(i).padStart(2, '0')}}})` +
+      ' { probability }';
     const document = (count: number, contribution = true) =>
       `{ ${Array.from({ length: count }, (_, i) => goal(i, contribution)).join(' ')} }`;
 
     it('refuses issue 20’s document (46 aliases of 100-year goals with contributions, σ about 0.9) before anything runs', async () => {
-      const query = `{${Array.from({ length: 46 }, (_, i) => `g${i}:goalFeasibility(input:{capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000,assumptions:{expected_return:0.3,volatility:0.9${String(i).padStart(2, '0')}}}){probability}`).join(' ')}}`;
+      const inputs = 'capital:10000,target:5000000,horizon_years:100,market:"US",monthly_contribution:2000';
+      const field = (i: number) =>
+        `g${i}:goalFeasibility(input:{${inputs},assumptions:{expected_return:0.3,volatility:0.9${String(i).padStart(2, '0')}}}){probability}`;
+      const query = `{${Array.from({ length: 46 }, (_, i) => field(i)).join(' ')}}`;
       expect(query.length).to.be.within(7000, LIMITS.maxDocumentLength);
       const error = expectRefused(await graphql(server, query, { token }), 'QUERY_TOO_COSTLY');
       // Each: 100 (root field) + 1200 months × 0.75 + 1 (probability).
@@ -137,7 +142,8 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
       const fields = Array.from(
         { length: 5 },
         (_, i) =>
-          `o${i}: goalFeasibility(input: {capital: ${20000 + i * 1000}, target: 400000, horizon_years: 30, market: "US", monthly_contribution: 500}) { probability }`,
+          `o${i}: goalFeasibility(input: {capital: ${20000 + i * 1000}, target: 400000, horizon_years: 30, market: "US", ` +
+          'monthly_contribution: 500}) { probability }',
       );
       const response = await graphql(server, `{ ${fields.join(' ')} }`, { token });
       expect(response.status).to.equal(200);

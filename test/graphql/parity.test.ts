@@ -96,7 +96,8 @@ describe('GraphQL and REST give the same answers on the same account', () => {
     expect(idea.orders.length).to.be.at.least(2);
     expectSameAnswer(idea, await h.rest('GET', `/v1/ideas/${idea.id}`));
     const reads = await h.data(
-      `query($id: ID!, $order: ID!) { idea(id: $id) ${all('Idea')} ideas(mode: invest_cash, limit: 2) ${all('IdeaList')} orders(idea_id: $id, limit: 1) ${all('OrderList')} order(id: $order) ${all('Order')} }`,
+      `query($id: ID!, $order: ID!) { idea(id: $id) ${all('Idea')} ideas(mode: invest_cash, limit: 2) ${all('IdeaList')} ` +
+        `orders(idea_id: $id, limit: 1) ${all('OrderList')} order(id: $order) ${all('Order')} }`,
       { id: idea.id, order: idea.orders[0].id },
     );
     expectSameAnswer(reads.idea, idea);

@@ -20,7 +20,8 @@ const ARGUMENTS: Record<string, string> = {
   event: '(id: "evt_missing")',
   goalFeasibility: '(input: {capital: 1000, target: 2000, horizon_years: 5, market: "US"})',
   createPolicy:
-    '(input: {limits: {max_order_notional: 1000, max_position_weight: 1, max_daily_notional: 1000, max_daily_loss: 100, allowed_markets: ["US"]}, target_allocation: [{symbol: "VTI", weight: 1}]})',
+    '(input: {limits: {max_order_notional: 1000, max_position_weight: 1, max_daily_notional: 1000, max_daily_loss: 100, allowed_markets: ["US"]}, ' +
+    'target_allocation: [{symbol: "VTI", weight: 1}]})',
   generateIdeas: '(input: {mode: rebalance, market: "US"})',
   approveOrder: '(id: "ord_missing")',
   rejectOrder: '(id: "ord_missing")',

@@ -112,43 +112,47 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     }
   });
 
-  it('signs a policy from percentages and a typed full name; the service refuses a sum other than 100 % and a signature without a letter, storing nothing', async () => {
-    const { visitor, account } = await person();
-    const form = (overrides: Record<string, string | string[]> = {}) => ({
-      max_order_notional: '10,000',
-      max_position_weight: '70',
-      max_daily_notional: '50000',
-      max_daily_loss: '5000',
-      allowed_markets: 'US',
-      rebalance_band: '5',
-      target_symbol: ['VTI', 'BND', 'vxus', ''],
-      target_percent: ['33.3', '33.3', '33.4', ''],
-      consent_accepted: 'yes',
-      signer_name: 'Katherine Johnson',
-      ...overrides,
-    });
-    const short = await visitor.submit('/policy', form({ target_percent: ['33.3', '33.3', '30', ''] }), '/policy');
-    expect(short.status).to.equal(422);
-    expect(await short.text()).to.include('Target weights sum to 0.966 (96.6 %); they must sum to 1 (100 %)');
-    const unsigned = await visitor.submit('/policy', form({ signer_name: '1234' }), '/policy');
-    expect(unsigned.status).to.equal(400);
-    expect(await unsigned.text()).to.include('<strong>Signature</strong> must be a name: it holds no letter');
-    expect((await server.api.get('/v1/policies/current', { token: account.token })).status, 'nothing stored').to.equal(404);
+  it(
+    'signs a policy from percentages and a typed full name; the service refuses a sum other than 100 % ' +
+      'and a signature without a letter, storing nothing',
+    async () => {
+      const { visitor, account } = await person();
+      const form = (overrides: Record<string, string | string[]> = {}) => ({
+        max_order_notional: '10,000',
+        max_position_weight: '70',
+        max_daily_notional: '50000',
+        max_daily_loss: '5000',
+        allowed_markets: 'US',
+        rebalance_band: '5',
+        target_symbol: ['VTI', 'BND', 'vxus', ''],
+        target_percent: ['33.3', '33.3', '33.4', ''],
+        consent_accepted: 'yes',
+        signer_name: 'Katherine Johnson',
+        ...overrides,
+      });
+      const short = await visitor.submit('/policy', form({ target_percent: ['33.3', '33.3', '30', ''] }), '/policy');
+      expect(short.status).to.equal(422);
+      expect(await short.text()).to.include('Target weights sum to 0.966 (96.6 %); they must sum to 1 (100 %)');
+      const unsigned = await visitor.submit('/policy', form({ signer_name: '1234' }), '/policy');
+      expect(unsigned.status).to.equal(400);
+      expect(await unsigned.text()).to.include('<strong>Signature</strong> must be a name: it holds no letter');
+      expect((await server.api.get('/v1/policies/current', { token: account.token })).status, 'nothing stored').to.equal(404);
 
-    const signed = await visitor.submit('/policy', form(), '/policy');
-    expect(signed.status).to.equal(303);
-    const policy = (await server.api.get('/v1/policies/current', { token: account.token })).body;
-    expect(policy.target_allocation).to.deep.equal([
-      { symbol: 'VTI', weight: 0.333 },
-      { symbol: 'BND', weight: 0.333 },
-      { symbol: 'VXUS', weight: 0.334 },
-    ]);
-    expect(policy.limits).to.include({ max_order_notional: 10000, max_position_weight: 0.7 });
-    expect(policy.consent.signer_name).to.equal('Katherine Johnson');
-    const page = await visitor.page('/policy');
-    expect(page.html).to.include('USD 10,000.00').and.include('70.0%').and.include('value=""');
-    expect(page.html).to.not.include('# Investment advisory disclosure');
-  });
+      const signed = await visitor.submit('/policy', form(), '/policy');
+      expect(signed.status).to.equal(303);
+      const policy = (await server.api.get('/v1/policies/current', { token: account.token })).body;
+      expect(policy.target_allocation).to.deep.equal([
+        { symbol: 'VTI', weight: 0.333 },
+        { symbol: 'BND', weight: 0.333 },
+        { symbol: 'VXUS', weight: 0.334 },
+      ]);
+      expect(policy.limits).to.include({ max_order_notional: 10000, max_position_weight: 0.7 });
+      expect(policy.consent.signer_name).to.equal('Katherine Johnson');
+      const page = await visitor.page('/policy');
+      expect(page.html).to.include('USD 10,000.00').and.include('70.0%').and.include('value=""');
+      expect(page.html).to.not.include('# Investment advisory disclosure');
+    },
+  );
 
   it('shows the kill switch the API engaged on every page, by the client’s name, and hides Engage while it is on', async () => {
     const { visitor, account } = await person();

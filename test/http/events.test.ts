@@ -121,7 +121,9 @@ describe('events: every change in the transaction that makes it, and a feed at G
     await server.api.post('/v1/kill-switch', { token: account.token, json: { reason: 'channels' } });
     await readFeed(account.token, undefined, '', 2);
     const rest = (await server.api.get('/v1/events', { token: account.token })).body;
-    const query = `{ events(limit: 20) { next_cursor has_more data { __typename ... on PolicyCreatedEvent { id type timestamp account_id data { version } } ... on KillSwitchEngagedEvent { id type data { engaged reason } } } } }`;
+    const query =
+      '{ events(limit: 20) { next_cursor has_more data { __typename ... on PolicyCreatedEvent { id type timestamp account_id data { version } } ' +
+      '... on KillSwitchEngagedEvent { id type data { engaged reason } } } } }';
     const answer = await graphql(server, query, { token: account.token });
     expect(answer.body.errors).to.equal(undefined);
     const events = answer.body.data.events;

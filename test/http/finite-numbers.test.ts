@@ -116,7 +116,8 @@ describe('numbers that are not finite doubles (1e400) are refused on every inter
       const limits =
         'max_order_notional: 1e400, max_position_weight: 0.7, max_daily_notional: 25000, max_daily_loss: 2000, allowed_markets: ["US"]';
       const consent = `disclosure_version: "${disclosureVersion}", accepted: true, signer_name: "Ada"`;
-      const query = `mutation { createPolicy(input: {limits: {${limits}}, target_allocation: [{symbol: "VTI", weight: 1}], consent: {${consent}}}) { version } }`;
+      const allocation = 'target_allocation: [{symbol: "VTI", weight: 1}]';
+      const query = `mutation { createPolicy(input: {limits: {${limits}}, ${allocation}, consent: {${consent}}}) { version } }`;
       const response = await graphql(server, query, { token });
       expect(response.body.data).to.deep.equal({ createPolicy: null });
       const [error] = response.body.errors!;

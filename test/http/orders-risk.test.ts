@@ -128,86 +128,90 @@ describe('orders: the risk gate and the kill switch', () => {
       expect((await approve(token, order!.id)).body.status).to.equal('filled');
     });
 
-    it('each change of a switch is one event per account it concerns, holding the switch then in force; engaging an engaged switch or releasing a released one changes nothing', async () => {
-      const { db } = server.database;
-      const a = await holder();
-      const b = await holder();
-      /**
-       * The account's kill_switch.* events in the feed, oldest first: [type, data], once it lists at least `count`. The
-       * feed lists an event only when no transaction that began before it is still running, in any database of the
-       * server (its cursor never skips one), so a test process running beside this one can hold it back a moment.
-       */
-      const feed = (token: string, count: number) =>
-        until(`${count} kill_switch events in the feed`, async () => {
-          const events = ((await server.api.get('/v1/events?limit=100', { token })).body.data as { type: string; data: any }[])
-            .filter((e) => e.type.startsWith('kill_switch.'))
-            .map((e) => [e.type, e.data]);
-          return events.length >= count ? events : undefined;
+    it(
+      'each change of a switch is one event per account it concerns, holding the switch then in force; ' +
+        'engaging an engaged switch or releasing a released one changes nothing',
+      async () => {
+        const { db } = server.database;
+        const a = await holder();
+        const b = await holder();
+        /**
+         * The account's kill_switch.* events in the feed, oldest first: [type, data], once it lists at least `count`. The
+         * feed lists an event only when no transaction that began before it is still running, in any database of the
+         * server (its cursor never skips one), so a test process running beside this one can hold it back a moment.
+         */
+        const feed = (token: string, count: number) =>
+          until(`${count} kill_switch events in the feed`, async () => {
+            const events = ((await server.api.get('/v1/events?limit=100', { token })).body.data as { type: string; data: any }[])
+              .filter((e) => e.type.startsWith('kill_switch.'))
+              .map((e) => [e.type, e.data]);
+            return events.length >= count ? events : undefined;
+          });
+        const off = { engaged: false, reason: null, engaged_at: null, engaged_by: null, level: null };
+        const own = (await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a own' } })).body;
+        expect(own).to.include({ engaged: true, level: 'account', reason: 'a own' });
+        expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'again' } })).body).to.deep.equal(own);
+        expect(await feed(a.token, 1)).to.deep.equal([['kill_switch.engaged', own]]);
+        expect(await feed(b.token, 0)).to.deep.equal([]);
+        // Over 1,000 accounts (the events are written 1,000 at a time): the global switch is one event for each. On
+        // PostgreSQL only: the embedded database takes ten seconds to write them, and the chunks are the same code there.
+        if (server.database.url)
+          await db.kysely
+            .insertInto('accounts')
+            .values(
+              Array.from({ length: 1001 }, (_, i) => ({
+                id: `acct_chunk${String(i).padStart(5, '0')}`,
+                email: `chunk${i}@example.com`,
+                name: `Chunk ${i}`,
+              })),
+            )
+            .execute();
+        const halt = new Date(clock.now().getTime() + 1000);
+        expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', halt)).to.equal(true);
+        try {
+          const global = { engaged: true, reason: 'market halt', engaged_at: halt.toISOString(), engaged_by: 'operator', level: 'global' };
+          expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'twice', halt)).to.equal(false);
+          expect(await feed(a.token, 2)).to.deep.equal([
+            ['kill_switch.engaged', own],
+            ['kill_switch.engaged', global],
+          ]);
+          expect(await feed(b.token, 1)).to.deep.equal([['kill_switch.engaged', global]]);
+          const accounts = await db.kysely
+            .selectFrom('accounts')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
+          const events = await db.kysely
+            .selectFrom('events')
+            .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('account_id').distinct().as('accounts')])
+            .where('type', '=', 'kill_switch.engaged')
+            .where('created_at', '=', halt)
+            .executeTakeFirstOrThrow();
+          expect([Number(events.n), Number(events.accounts)]).to.deep.equal([Number(accounts.n), Number(accounts.n)]);
+          // An account's own switch engaged under the global one: its event shows the global one, in force.
+          expect((await server.api.post('/v1/kill-switch', { token: b.token, json: { reason: 'b own' } })).body).to.deep.equal(global);
+          expect((await feed(b.token, 2)).slice(1)).to.deep.equal([['kill_switch.engaged', global]]);
+        } finally {
+          expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(true);
+        }
+        expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(false);
+        const bOwn = (await server.api.get('/v1/kill-switch', { token: b.token })).body;
+        expect(bOwn).to.include({ level: 'account', reason: 'b own' });
+        // Released, the global switch leaves each account its own switch, or none.
+        expect((await feed(a.token, 3)).slice(2)).to.deep.equal([['kill_switch.released', own]]);
+        expect((await feed(b.token, 3)).slice(2)).to.deep.equal([['kill_switch.released', bOwn]]);
+        expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(true);
+        expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(false);
+        expect((await feed(a.token, 4)).slice(3)).to.deep.equal([['kill_switch.released', off]]);
+        // Engaged again after a release: engaged, with the new reason.
+        expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a again' } })).body).to.include({
+          engaged: true,
+          level: 'account',
+          reason: 'a again',
         });
-      const off = { engaged: false, reason: null, engaged_at: null, engaged_by: null, level: null };
-      const own = (await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a own' } })).body;
-      expect(own).to.include({ engaged: true, level: 'account', reason: 'a own' });
-      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'again' } })).body).to.deep.equal(own);
-      expect(await feed(a.token, 1)).to.deep.equal([['kill_switch.engaged', own]]);
-      expect(await feed(b.token, 0)).to.deep.equal([]);
-      // Over 1,000 accounts (the events are written 1,000 at a time): the global switch is one event for each. On
-      // PostgreSQL only: the embedded database takes ten seconds to write them, and the chunks are the same code there.
-      if (server.database.url)
-        await db.kysely
-          .insertInto('accounts')
-          .values(
-            Array.from({ length: 1001 }, (_, i) => ({
-              id: `acct_chunk${String(i).padStart(5, '0')}`,
-              email: `chunk${i}@example.com`,
-              name: `Chunk ${i}`,
-            })),
-          )
-          .execute();
-      const halt = new Date(clock.now().getTime() + 1000);
-      expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'market halt', halt)).to.equal(true);
-      try {
-        const global = { engaged: true, reason: 'market halt', engaged_at: halt.toISOString(), engaged_by: 'operator', level: 'global' };
-        expect(await engage(db.kysely, GLOBAL_SCOPE, 'operator', 'twice', halt)).to.equal(false);
-        expect(await feed(a.token, 2)).to.deep.equal([
-          ['kill_switch.engaged', own],
-          ['kill_switch.engaged', global],
-        ]);
-        expect(await feed(b.token, 1)).to.deep.equal([['kill_switch.engaged', global]]);
-        const accounts = await db.kysely
-          .selectFrom('accounts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow();
-        const events = await db.kysely
-          .selectFrom('events')
-          .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('account_id').distinct().as('accounts')])
-          .where('type', '=', 'kill_switch.engaged')
-          .where('created_at', '=', halt)
-          .executeTakeFirstOrThrow();
-        expect([Number(events.n), Number(events.accounts)]).to.deep.equal([Number(accounts.n), Number(accounts.n)]);
-        // An account's own switch engaged under the global one: its event shows the global one, in force.
-        expect((await server.api.post('/v1/kill-switch', { token: b.token, json: { reason: 'b own' } })).body).to.deep.equal(global);
-        expect((await feed(b.token, 2)).slice(1)).to.deep.equal([['kill_switch.engaged', global]]);
-      } finally {
-        expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(true);
-      }
-      expect(await release(db.kysely, GLOBAL_SCOPE, 'operator', null, halt)).to.equal(false);
-      const bOwn = (await server.api.get('/v1/kill-switch', { token: b.token })).body;
-      expect(bOwn).to.include({ level: 'account', reason: 'b own' });
-      // Released, the global switch leaves each account its own switch, or none.
-      expect((await feed(a.token, 3)).slice(2)).to.deep.equal([['kill_switch.released', own]]);
-      expect((await feed(b.token, 3)).slice(2)).to.deep.equal([['kill_switch.released', bOwn]]);
-      expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(true);
-      expect(await release(db.kysely, a.accountId, 'operator', null, halt)).to.equal(false);
-      expect((await feed(a.token, 4)).slice(3)).to.deep.equal([['kill_switch.released', off]]);
-      // Engaged again after a release: engaged, with the new reason.
-      expect((await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'a again' } })).body).to.include({
-        engaged: true,
-        level: 'account',
-        reason: 'a again',
-      });
-      await release(db.kysely, a.accountId, 'operator', null, halt);
-      await release(db.kysely, b.accountId, 'operator', null, halt);
-    });
+        await release(db.kysely, a.accountId, 'operator', null, halt);
+        await release(db.kysely, b.accountId, 'operator', null, halt);
+      },
+    );
 
     it('with the global switch engaged, a loss reaching the limit still engages the account’s own switch; the refusal shows the global one', async () => {
       const { token, accountId, propose } = await holder({

@@ -66,59 +66,63 @@ describe('orders: the state machine, the policy check, reading orders', () => {
       expect((await server.api.post(`/v1/orders/${filled!.id}/cancel`, { token })).status).to.equal(409);
     });
 
-    it('answers say what happened: a 404 names the order, a block counts its checks and shows the order blocked, a resting limit order shows its submission, a kill switch its reason', async () => {
-      const a = await holder();
-      const b = await holder();
-      const [mine] = await a.propose({ symbol: 'VTI', side: 'buy', quantity: '1.1' });
-      for (const [method, path] of [
-        ['get', ''],
-        ['post', '/approve'],
-        ['post', '/reject'],
-        ['post', '/cancel'],
-      ] as const) {
-        const missing = await server.api[method](`/v1/orders/${mine!.id}${path}`, { token: b.token });
-        expect([missing.status, missing.body.detail], `${method} ${path}`).to.deep.equal([404, `There is no order ${mine!.id}.`]);
-      }
-      const history = (order: { events: { from: string | null; to: string }[] }) => order.events.map((e) => [e.from, e.to]);
-      // One check failed, then two.
-      const price = prices.quote('VTI', clock.now()).price;
-      const [stale, wild, resting] = await a.propose(
-        { symbol: 'VTI', side: 'buy', quantity: '1.2' },
-        { symbol: 'VTI', side: 'buy', quantity: '1', order_type: 'limit', limit_price: price.times(1.5).toFixed(2) },
-        { symbol: 'VTI', side: 'buy', quantity: '1.3', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) },
-      );
-      prices.lagMs = 30 * 60_000;
-      const one = await approve(a.token, stale!.id).finally(() => (prices.lagMs = 0));
-      expect([one.status, one.body.detail]).to.deep.equal([422, 'The order was blocked: 1 check failed.']);
-      expect(one.body.order).to.include({ id: stale!.id, status: 'blocked' });
-      expect(history(one.body.order)).to.deep.equal([
-        [null, 'proposed'],
-        ['proposed', 'blocked'],
-      ]);
-      expect(one.body.order.events[1].reason).to.equal('risk.stale_price');
-      // A limit far from the price, on a stale price: the collar and the price's age.
-      prices.lagMs = 30 * 60_000;
-      const two = await approve(a.token, wild!.id).finally(() => (prices.lagMs = 0));
-      const checks = two.body.failed_checks.map((f: { check: string }) => f.check);
-      expect(checks.length).to.be.at.least(2);
-      expect(two.body.detail).to.equal(`The order was blocked: ${checks.length} checks failed.`);
-      expect(two.body.order.events[1].reason).to.equal(checks.join(', '));
-      const submitted = await approve(a.token, resting!.id);
-      expect(submitted.body.status).to.equal('submitted');
-      expect(history(submitted.body)).to.deep.equal([
-        [null, 'proposed'],
-        ['proposed', 'submitted'],
-      ]);
-      // The kill switch's refusal names its level and reason, and holds the switch as GET /v1/kill-switch shows it.
-      await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'going fishing' } });
-      const refused = await approve(a.token, mine!.id);
-      expect([refused.status, refused.body.detail]).to.deep.equal([
-        409,
-        'The account kill switch is engaged (going fishing); no order can be approved.',
-      ]);
-      expect(refused.body.kill_switch).to.deep.equal((await server.api.get('/v1/kill-switch', { token: a.token })).body);
-      await release(server.database.db.kysely, a.accountId, 'operator', null, clock.now());
-    });
+    it(
+      'answers say what happened: a 404 names the order, a block counts its checks and shows the order blocked, ' +
+        'a resting limit order shows its submission, a kill switch its reason',
+      async () => {
+        const a = await holder();
+        const b = await holder();
+        const [mine] = await a.propose({ symbol: 'VTI', side: 'buy', quantity: '1.1' });
+        for (const [method, path] of [
+          ['get', ''],
+          ['post', '/approve'],
+          ['post', '/reject'],
+          ['post', '/cancel'],
+        ] as const) {
+          const missing = await server.api[method](`/v1/orders/${mine!.id}${path}`, { token: b.token });
+          expect([missing.status, missing.body.detail], `${method} ${path}`).to.deep.equal([404, `There is no order ${mine!.id}.`]);
+        }
+        const history = (order: { events: { from: string | null; to: string }[] }) => order.events.map((e) => [e.from, e.to]);
+        // One check failed, then two.
+        const price = prices.quote('VTI', clock.now()).price;
+        const [stale, wild, resting] = await a.propose(
+          { symbol: 'VTI', side: 'buy', quantity: '1.2' },
+          { symbol: 'VTI', side: 'buy', quantity: '1', order_type: 'limit', limit_price: price.times(1.5).toFixed(2) },
+          { symbol: 'VTI', side: 'buy', quantity: '1.3', order_type: 'limit', limit_price: price.times(0.95).toFixed(2) },
+        );
+        prices.lagMs = 30 * 60_000;
+        const one = await approve(a.token, stale!.id).finally(() => (prices.lagMs = 0));
+        expect([one.status, one.body.detail]).to.deep.equal([422, 'The order was blocked: 1 check failed.']);
+        expect(one.body.order).to.include({ id: stale!.id, status: 'blocked' });
+        expect(history(one.body.order)).to.deep.equal([
+          [null, 'proposed'],
+          ['proposed', 'blocked'],
+        ]);
+        expect(one.body.order.events[1].reason).to.equal('risk.stale_price');
+        // A limit far from the price, on a stale price: the collar and the price's age.
+        prices.lagMs = 30 * 60_000;
+        const two = await approve(a.token, wild!.id).finally(() => (prices.lagMs = 0));
+        const checks = two.body.failed_checks.map((f: { check: string }) => f.check);
+        expect(checks.length).to.be.at.least(2);
+        expect(two.body.detail).to.equal(`The order was blocked: ${checks.length} checks failed.`);
+        expect(two.body.order.events[1].reason).to.equal(checks.join(', '));
+        const submitted = await approve(a.token, resting!.id);
+        expect(submitted.body.status).to.equal('submitted');
+        expect(history(submitted.body)).to.deep.equal([
+          [null, 'proposed'],
+          ['proposed', 'submitted'],
+        ]);
+        // The kill switch's refusal names its level and reason, and holds the switch as GET /v1/kill-switch shows it.
+        await server.api.post('/v1/kill-switch', { token: a.token, json: { reason: 'going fishing' } });
+        const refused = await approve(a.token, mine!.id);
+        expect([refused.status, refused.body.detail]).to.deep.equal([
+          409,
+          'The account kill switch is engaged (going fishing); no order can be approved.',
+        ]);
+        expect(refused.body.kill_switch).to.deep.equal((await server.api.get('/v1/kill-switch', { token: a.token })).body);
+        await release(server.database.db.kysely, a.accountId, 'operator', null, clock.now());
+      },
+    );
 
     it('lists proposed orders past their time as expired, not as proposed, before any write records it', async () => {
       const { token, propose } = await holder();

@@ -63,23 +63,30 @@ describe('statements per request: lean writes, reads that never write', () => {
     expect((await counted(() => server.api.post(`/v1/orders/${cancelled!.id}/cancel`, { token: account.token }))).length).to.be.at.most(5);
   });
 
-  it('generating ideas takes the paper-account lock, reads the account once and writes the idea, its orders, events and what it supersedes in one statement', async () => {
-    const account = await holder();
-    const generate = () =>
-      counted(async () => {
-        const response = await server.api.post('/v1/ideas/generate', { token: account.token, json: { mode: 'invest_cash', market: 'US' } });
-        expect(response.body.ideas[0].orders.length).to.be.greaterThan(1);
-      });
-    // The first opens the paper account (an insert and the lock again), as an account's first approval does.
-    const first = await generate();
-    expect(first.length, first.join('\n')).to.be.at.most(7);
-    const second = await generate();
-    expect(second.length, second.join('\n')).to.be.at.most(5);
-    expect(second[0]).to.match(/^begin/i);
-    expect(second[1]).to.match(/from "paper_accounts" .* for update$/);
-    expect(writes(second), second.join('\n')).to.have.length(1);
-    expect(writes(second)[0]).to.match(/"superseded" as \(update "orders"/);
-  });
+  it(
+    'generating ideas takes the paper-account lock, reads the account once and writes the idea, ' +
+      'its orders, events and what it supersedes in one statement',
+    async () => {
+      const account = await holder();
+      const generate = () =>
+        counted(async () => {
+          const response = await server.api.post('/v1/ideas/generate', {
+            token: account.token,
+            json: { mode: 'invest_cash', market: 'US' },
+          });
+          expect(response.body.ideas[0].orders.length).to.be.greaterThan(1);
+        });
+      // The first opens the paper account (an insert and the lock again), as an account's first approval does.
+      const first = await generate();
+      expect(first.length, first.join('\n')).to.be.at.most(7);
+      const second = await generate();
+      expect(second.length, second.join('\n')).to.be.at.most(5);
+      expect(second[0]).to.match(/^begin/i);
+      expect(second[1]).to.match(/from "paper_accounts" .* for update$/);
+      expect(writes(second), second.join('\n')).to.have.length(1);
+      expect(writes(second)[0]).to.match(/"superseded" as \(update "orders"/);
+    },
+  );
 
   it('reading orders, ideas and the portfolio never writes, also when an order has expired unseen', async () => {
     const account = await holder();

@@ -39,11 +39,15 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     await server.close();
   });
 
-  it('lists exactly the operations that take a bearer token, named by operationId; signup, login, contact, challenge and the token endpoint are not tools', () => {
-    expect([...tools.keys()].sort()).to.deep.equal(Object.keys(operationScopes).sort());
-    for (const anonymous of ['issueToken', 'signUp', 'logIn', 'sendContactMessage', 'getChallenge'])
-      expect(tools.has(anonymous)).to.equal(false);
-  });
+  it(
+    'lists exactly the operations that take a bearer token, named by operationId; ' +
+      'signup, login, contact, challenge and the token endpoint are not tools',
+    () => {
+      expect([...tools.keys()].sort()).to.deep.equal(Object.keys(operationScopes).sort());
+      for (const anonymous of ['issueToken', 'signUp', 'logIn', 'sendContactMessage', 'getChallenge'])
+        expect(tools.has(anonymous)).to.equal(false);
+    },
+  );
 
   it('takes title and description from the operation, and names the scopes the tool needs', () => {
     expect(tools.get('approveOrder')!.title).to.equal('Approve a proposed order');

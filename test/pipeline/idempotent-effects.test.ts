@@ -92,35 +92,39 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
     return { ...account, orders: await propose(server, account, trades) };
   }
 
-  it('a refused approval (the policy check blocks the order) stores the same blocked order and event with and without a key, over REST, GraphQL and MCP', async () => {
-    const states = [];
-    for (const channel of CHANNELS) {
-      for (const keyed of [false, true]) {
-        const { token, orders } = await holder({ max_order_notional: 100 }, { symbol: 'VTI', side: 'buy', quantity: '10' });
-        const key = keyed ? `blocked-${++keys}` : undefined;
-        const first = await approve(channel, token, orders[0]!.id, key);
-        const where = `${channel}${keyed ? ' with a key' : ''}`;
-        expect(first.slug, `${where}: ${JSON.stringify(first.raw)}`).to.equal('checks-failed');
-        expect(first.order?.status, where).to.equal('blocked');
-        const state = await stored(orders[0]!.id);
-        expect(state.status, where).to.equal('blocked');
-        states.push(state);
-        // A retry: with the key, the first answer again (nothing runs); without, the order is blocked for good.
-        const again = await approve(channel, token, orders[0]!.id, key);
-        if (keyed) {
-          expect(again.replayed, where).to.equal(true);
-          // REST names each request in its problem (request_id); the rest of the answer is the first one's.
-          expect(sameAnswer(again.raw), where).to.deep.equal(sameAnswer(first.raw));
-        } else {
-          expect([again.slug, again.replayed], where).to.deep.equal(['invalid-state', false]);
+  it(
+    'a refused approval (the policy check blocks the order) stores the same blocked order and event with and without a key, ' +
+      'over REST, GraphQL and MCP',
+    async () => {
+      const states = [];
+      for (const channel of CHANNELS) {
+        for (const keyed of [false, true]) {
+          const { token, orders } = await holder({ max_order_notional: 100 }, { symbol: 'VTI', side: 'buy', quantity: '10' });
+          const key = keyed ? `blocked-${++keys}` : undefined;
+          const first = await approve(channel, token, orders[0]!.id, key);
+          const where = `${channel}${keyed ? ' with a key' : ''}`;
+          expect(first.slug, `${where}: ${JSON.stringify(first.raw)}`).to.equal('checks-failed');
+          expect(first.order?.status, where).to.equal('blocked');
+          const state = await stored(orders[0]!.id);
+          expect(state.status, where).to.equal('blocked');
+          states.push(state);
+          // A retry: with the key, the first answer again (nothing runs); without, the order is blocked for good.
+          const again = await approve(channel, token, orders[0]!.id, key);
+          if (keyed) {
+            expect(again.replayed, where).to.equal(true);
+            // REST names each request in its problem (request_id); the rest of the answer is the first one's.
+            expect(sameAnswer(again.raw), where).to.deep.equal(sameAnswer(first.raw));
+          } else {
+            expect([again.slug, again.replayed], where).to.deep.equal(['invalid-state', false]);
+          }
+          expect(await stored(orders[0]!.id), `${where}, retried`).to.deep.equal(state);
         }
-        expect(await stored(orders[0]!.id), `${where}, retried`).to.deep.equal(state);
       }
-    }
-    expect(states[0]!.events.map((e) => e[1])).to.deep.equal(['proposed', 'blocked']);
-    expect(states[0]!.events[1]![3]).to.include('policy.max_order_notional');
-    for (const state of states) expect(state).to.deep.equal(states[0]);
-  });
+      expect(states[0]!.events.map((e) => e[1])).to.deep.equal(['proposed', 'blocked']);
+      expect(states[0]!.events[1]![3]).to.include('policy.max_order_notional');
+      for (const state of states) expect(state).to.deep.equal(states[0]);
+    },
+  );
 
   it('an approval that fails with 500 (the price feed down) stores nothing under its key: the retry runs and fills, over REST, GraphQL and MCP', async () => {
     for (const channel of CHANNELS) {
@@ -165,27 +169,31 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
     }
   });
 
-  it('a keyed MCP approveOrder retried answers the identical tool result, marked as a replay, with one fill; another order with the key is refused', async () => {
-    const { token, orders } = await holder(
-      {},
-      { symbol: 'VTI', side: 'buy', quantity: '2' },
-      { symbol: 'BND', side: 'buy', quantity: '1' },
-    );
-    const call = (id: string) =>
-      rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, { 'idempotency-key': 'mcp-approve' });
-    const first = await call(orders[0]!.id);
-    expect(first.status).to.equal(200);
-    expect(first.body.result.structuredContent, JSON.stringify(first.body)).to.include({ status: 'filled' });
-    expect(first.headers.get('idempotent-replayed')).to.equal(null);
-    const again = await call(orders[0]!.id);
-    expect(again.headers.get('idempotent-replayed')).to.equal('true');
-    expect(again.body.result).to.deep.equal(first.body.result);
-    expect(await stored(orders[0]!.id)).to.include({ status: 'filled', fills: 1 });
-    const other = await call(orders[1]!.id);
-    expect(other.body.result.isError).to.equal(true);
-    expect(slugOf(JSON.parse(other.body.result.content[0].text).type)).to.equal('idempotency-key-reused');
-    expect((await stored(orders[1]!.id)).status).to.equal('proposed');
-  });
+  it(
+    'a keyed MCP approveOrder retried answers the identical tool result, marked as a replay, with one fill; ' +
+      'another order with the key is refused',
+    async () => {
+      const { token, orders } = await holder(
+        {},
+        { symbol: 'VTI', side: 'buy', quantity: '2' },
+        { symbol: 'BND', side: 'buy', quantity: '1' },
+      );
+      const call = (id: string) =>
+        rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, { 'idempotency-key': 'mcp-approve' });
+      const first = await call(orders[0]!.id);
+      expect(first.status).to.equal(200);
+      expect(first.body.result.structuredContent, JSON.stringify(first.body)).to.include({ status: 'filled' });
+      expect(first.headers.get('idempotent-replayed')).to.equal(null);
+      const again = await call(orders[0]!.id);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.result).to.deep.equal(first.body.result);
+      expect(await stored(orders[0]!.id)).to.include({ status: 'filled', fills: 1 });
+      const other = await call(orders[1]!.id);
+      expect(other.body.result.isError).to.equal(true);
+      expect(slugOf(JSON.parse(other.body.result.content[0].text).type)).to.equal('idempotency-key-reused');
+      expect((await stored(orders[1]!.id)).status).to.equal('proposed');
+    },
+  );
 
   it('refuses a keyed GraphQL document of more than one mutation, running none of them', async () => {
     const { token, orders } = await holder(

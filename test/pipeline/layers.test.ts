@@ -8,8 +8,13 @@ const TRANSPORT_FREE = ['src/services/', 'src/application/', 'src/contract/', 's
 /** The channels and the HTTP edge: none of the layers above may reach them, even through another file. */
 const CHANNELS = ['src/http/', 'src/graphql/', 'src/mcp/', 'src/dashboard/', 'handlers/', 'src/app.ts', 'src/server.ts', 'src/main.ts'];
 /** Packages that are HTTP (or a channel's server) itself. */
-const TRANSPORT_PACKAGES =
-  /^(node:)?(http|https|http2)$|^(express|express-rate-limit|compression|pino-http|graphql-http|negotiator|cookie)(\/|$)|^@modelcontextprotocol\/sdk\/server(\/|$)/;
+const TRANSPORT_PACKAGES = new RegExp(
+  [
+    '^(node:)?(http|https|http2)$',
+    '^(express|express-rate-limit|compression|pino-http|graphql-http|negotiator|cookie)(/|$)',
+    '^@modelcontextprotocol/sdk/server(/|$)',
+  ].join('|'),
+);
 
 const importsOf = (file: string) =>
   [

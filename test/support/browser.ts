@@ -19,7 +19,8 @@ const CHROMIUM_ARGS = [
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `${CHROMIUM} is missing: install Debian's Chromium with \`apt-get update && apt-get install -y chromium\` (the browser tests need it; they never download one)`,
+      `${CHROMIUM} is missing: install Debian's Chromium with \`apt-get update && apt-get install -y chromium\` ` +
+        '(the browser tests need it; they never download one)',
     );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

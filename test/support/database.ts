@@ -21,7 +21,8 @@ export function testBackend(): Promise<'postgres' | 'embedded'> {
     if (process.env.TEST_DB === 'embedded') return 'embedded';
     if (await postgresAnswers(adminUrl, 2000)) return 'postgres';
     throw new Error(
-      `No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)`,
+      `No PostgreSQL answers at ${adminUrl} (TEST_DATABASE_URL): start it, ` +
+        'or set TEST_DB=embedded to run on the embedded database (the PostgreSQL-only tests then skip)',
     );
   })();
   return backend;

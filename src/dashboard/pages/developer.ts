@@ -30,13 +30,21 @@ const when = (date: string | null) => (date ? html`<time datetime="${date}">${da
 function secretPanel(notice: SecretNotice): Html {
   return html`<section class="secret" aria-labelledby="secret-heading">
 <h2 id="secret-heading">${notice.action === 'created' ? 'Client created' : 'Secret rotated'}: copy the secret now</h2>
-<p class="warning"><strong>This is the only time the secret is shown.</strong> Only a hash of it is stored, so it cannot be shown again: store it in your integration's secret store now. ${notice.action === 'rotated' ? 'The previous secret and every token obtained with it no longer work.' : ''}</p>
+<p class="warning"><strong>This is the only time the secret is shown.</strong>
+Only a hash of it is stored, so it cannot be shown again: store it in your integration's secret store now.
+${notice.action === 'rotated' ? 'The previous secret and every token obtained with it no longer work.' : ''}</p>
 <label for="client-id">Client ID</label><input id="client-id" readonly value="${notice.client_id}">
 <label for="client-secret">Client secret</label>
-<div class="copy-row"><input id="client-secret" readonly value="${notice.client_secret}" autocomplete="off" spellcheck="false"><button type="button" data-copy="client-secret">Copy</button></div>
+<div class="copy-row"><input id="client-secret" readonly value="${notice.client_secret}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="client-secret">Copy</button></div>
 <p class="copy-status" role="status" aria-live="polite"></p>
 </section>`;
 }
+
+const scopeChoice = (scope: string) =>
+  html`<div class="check"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"${scope === 'read' ? html` checked` : html``}
+  aria-describedby="scope-${scope}-help"><label for="scope-${scope}">${scope}</label>
+<span id="scope-${scope}-help" class="help">${SCOPE_HELP[scope]}</span></div>`;
 
 function createForm(visitor: Visitor): Html {
   return html`<section aria-labelledby="create-heading"><h2 id="create-heading">Create client</h2>
@@ -44,7 +52,7 @@ function createForm(visitor: Visitor): Html {
 <label for="client-name">Name</label><input id="client-name" name="name" required maxlength="100" aria-describedby="client-name-help">
 <p id="client-name-help" class="help">The integration that will use it, for example "Robo-advisor".</p>
 <fieldset><legend>Scopes (choose the narrowest the integration needs)</legend>
-${SCOPES.map((scope) => html`<div class="check"><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}"${scope === 'read' ? html` checked` : html``} aria-describedby="scope-${scope}-help"><label for="scope-${scope}">${scope}</label> <span id="scope-${scope}-help" class="help">${SCOPE_HELP[scope]}</span></div>`)}
+${SCOPES.map(scopeChoice)}
 </fieldset>
 <button type="submit">Create client</button>
 </form></section>`;
@@ -53,14 +61,18 @@ ${SCOPES.map((scope) => html`<div class="check"><input type="checkbox" id="scope
 function clientTable(clients: ClientView[]): Html {
   if (clients.length === 0) return html`<p>No clients yet.</p>`;
   return html`<table class="cards"><caption>Your API clients</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
-<tbody>${clients.map(
-    (
-      c,
-    ) => html`<tr><td data-label="Name">${c.name}</td><td data-label="Client ID"><code>${c.client_id}</code></td><td data-label="Scopes">${c.scopes.join(' ')}</td><td data-label="Created">${when(c.created_at)}</td><td data-label="Last used">${when(c.last_used_at)}</td>
+<thead><tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Scopes</th><th scope="col">Created</th>
+<th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<tbody>${clients.map(clientRow)}</tbody></table>`;
+}
+
+function clientRow(c: ClientView): Html {
+  const actions = html`<a href="/developer/clients/${c.client_id}/rotate">Rotate<span class="visually-hidden"> ${c.name}</span></a>
+<a href="/developer/clients/${c.client_id}/revoke">Revoke<span class="visually-hidden"> ${c.name}</span></a>`;
+  return html`<tr><td data-label="Name">${c.name}</td><td data-label="Client ID"><code>${c.client_id}</code></td>
+<td data-label="Scopes">${c.scopes.join(' ')}</td><td data-label="Created">${when(c.created_at)}</td><td data-label="Last used">${when(c.last_used_at)}</td>
 <td data-label="Status">${c.revoked_at ? html`revoked ${when(c.revoked_at)}` : c.rotated_at ? html`active (rotated ${when(c.rotated_at)})` : 'active'}</td>
-<td data-label="Actions">${c.revoked_at ? '' : html`<a href="/developer/clients/${c.client_id}/rotate">Rotate<span class="visually-hidden"> ${c.name}</span></a> <a href="/developer/clients/${c.client_id}/revoke">Revoke<span class="visually-hidden"> ${c.name}</span></a>`}</td></tr>`,
-  )}</tbody></table>`;
+<td data-label="Actions">${c.revoked_at ? '' : actions}</td></tr>`;
 }
 
 const CONFIRM = {
@@ -91,7 +103,10 @@ export function developerRoutes({ sessions }: DashboardContext): Router {
       title: 'Developer',
       error,
       notice,
-      body: html`${secret ? secretPanel(secret) : ''}${createForm(visitor)}<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2>${clientTable(clients)}</section><section aria-labelledby="webhooks-heading"><h2 id="webhooks-heading">Webhooks</h2><p><a href="/developer/webhooks">Manage webhook endpoints</a>: signed deliveries of order, idea, policy, kill-switch and report events.</p></section>`,
+      body: html`${secret ? secretPanel(secret) : ''}${createForm(visitor)}
+<section aria-labelledby="clients-heading"><h2 id="clients-heading">Clients</h2>${clientTable(clients)}</section>
+<section aria-labelledby="webhooks-heading"><h2 id="webhooks-heading">Webhooks</h2>
+<p><a href="/developer/webhooks">Manage webhook endpoints</a>: signed deliveries of order, idea, policy, kill-switch and report events.</p></section>`,
     });
   }
 
@@ -126,8 +141,10 @@ export function developerRoutes({ sessions }: DashboardContext): Router {
         });
       show(res, 200, {
         title: confirm.title,
-        body: html`<p>${confirm.title} <strong>${client.name}</strong> (scopes ${client.scopes.join(' ')}, created ${when(client.created_at)})?</p><p>${confirm.text}</p>
-<form method="post" action="/developer/clients/${client.client_id}/${action}" class="actions">${csrfField(visitor)}<button type="submit" class="danger">${confirm.button}</button> <a href="/developer">Cancel</a></form>`,
+        body: html`<p>${confirm.title} <strong>${client.name}</strong> (scopes ${client.scopes.join(' ')}, created ${when(client.created_at)})?</p>
+<p>${confirm.text}</p>
+<form method="post" action="/developer/clients/${client.client_id}/${action}" class="actions">${csrfField(visitor)}
+<button type="submit" class="danger">${confirm.button}</button> <a href="/developer">Cancel</a></form>`,
       });
     });
   }

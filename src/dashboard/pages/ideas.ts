@@ -28,7 +28,10 @@ function batchForms(visitor: Visitor, idea: Idea): Html | '' {
   return html`<section aria-labelledby="batch-heading"><h2 id="batch-heading">Decide on all ${pending} proposed ${pending === 1 ? 'order' : 'orders'}</h2>
 <p>Each approval runs the kill switch, your policy and the risk gate on its own, in order; one that fails is blocked and the others go on.</p>
 <div class="decide"><form method="post" action="/ideas/${idea.id}/approve-all">${csrfField(visitor)}<button type="submit">Approve all</button></form>
-<form method="post" action="/ideas/${idea.id}/reject-all" class="reject">${csrfField(visitor)}<label for="reject-all-reason" class="visually-hidden">Reason for rejecting them all (optional)</label><input id="reject-all-reason" name="reason" maxlength="500" placeholder="Reason (optional)"><button type="submit" class="secondary">Reject all</button></form></div></section>`;
+<form method="post" action="/ideas/${idea.id}/reject-all" class="reject">${csrfField(visitor)}
+<label for="reject-all-reason" class="visually-hidden">Reason for rejecting them all (optional)</label>
+<input id="reject-all-reason" name="reason" maxlength="500" placeholder="Reason (optional)">
+<button type="submit" class="secondary">Reject all</button></form></div></section>`;
 }
 
 /** What a batch did, from a fixed set of counters (in the address after a redirect). */
@@ -61,12 +64,17 @@ export function ideaRoutes(_context: DashboardContext): Router {
       (idea) => html`<li class="idea"><h2><a href="/ideas/${idea.id}">${MODES[idea.mode] ?? idea.mode}, ${at(idea.created_at)}</a></h2>
 <p class="help">Proposed by ${idea.orders[0] ? proposer(idea.orders[0], modes) : 'an API client'} · ${counts(idea)}</p><p>${idea.rationale}</p></li>`,
     );
-    const pager = html`<nav aria-label="Pages" class="pager">${cursor ? html`<a href="/ideas">Newest</a>` : ''}${list.next_cursor ? html`<a href="/ideas?cursor=${encodeURIComponent(list.next_cursor)}">Older ideas</a>` : ''}</nav>`;
+    const newest = cursor ? html`<a href="/ideas">Newest</a>` : '';
+    const older = list.next_cursor ? html`<a href="/ideas?cursor=${encodeURIComponent(list.next_cursor)}">Older ideas</a>` : '';
+    const pager = html`<nav aria-label="Pages" class="pager">${newest}${older}</nav>`;
     show(res, 200, {
       title: 'Ideas',
       body: list.data.length
-        ? html`<p>Each idea is a proposal with its reasons; its orders wait for your decision. A newer idea of the same kind replaces the orders an older one still proposes.</p><ul class="ideas">${items}</ul>${pager}`
-        : html`<p>No ideas yet. Your API clients (or their assistants) generate ideas with <code>POST /v1/ideas/generate</code>; they appear here for you to approve or reject.</p>`,
+        ? html`<p>Each idea is a proposal with its reasons; its orders wait for your decision.
+A newer idea of the same kind replaces the orders an older one still proposes.</p>
+<ul class="ideas">${items}</ul>${pager}`
+        : html`<p>No ideas yet. Your API clients (or their assistants) generate ideas with <code>POST /v1/ideas/generate</code>;
+they appear here for you to approve or reject.</p>`,
     });
   });
 
@@ -87,14 +95,18 @@ export function ideaRoutes(_context: DashboardContext): Router {
     if (!found.ok) return refused(res, found.status, found.error);
     const idea = found.value;
     const modes = new Map([[idea.id, idea.mode]]);
+    const orders = idea.orders.length
+      ? ordersTable(visitor, idea.orders, { caption: 'Orders of this idea', back: `/ideas/${idea.id}`, modes })
+      : html`<p>No orders.</p>`;
     show(res, status, {
       title: `${MODES[idea.mode] ?? idea.mode} idea`,
       error,
       notice,
-      body: html`<dl class="summary"><dt>Idea</dt><dd><code>${idea.id}</code></dd><dt>Created</dt><dd>${at(idea.created_at)}</dd><dt>Proposed by</dt><dd>${idea.orders[0] ? proposer(idea.orders[0], modes) : '—'}</dd><dt>Orders</dt><dd>${counts(idea)}</dd></dl>
+      body: html`<dl class="summary"><dt>Idea</dt><dd><code>${idea.id}</code></dd><dt>Created</dt><dd>${at(idea.created_at)}</dd>
+<dt>Proposed by</dt><dd>${idea.orders[0] ? proposer(idea.orders[0], modes) : '—'}</dd><dt>Orders</dt><dd>${counts(idea)}</dd></dl>
 <section aria-labelledby="why-heading"><h2 id="why-heading">Why</h2><p>${idea.rationale}</p></section>
 ${batchForms(visitor, idea)}
-<section aria-labelledby="orders-heading"><h2 id="orders-heading">Its orders</h2>${idea.orders.length ? ordersTable(visitor, idea.orders, { caption: 'Orders of this idea', back: `/ideas/${idea.id}`, modes }) : html`<p>No orders.</p>`}</section>
+<section aria-labelledby="orders-heading"><h2 id="orders-heading">Its orders</h2>${orders}</section>
 <p><a href="/ideas">All ideas</a></p>`,
     });
   }

@@ -59,12 +59,22 @@ export function orderRoutes(_context: DashboardContext): Router {
     const list = listed.value;
     const modes = must(await calls.action('ideaModes', { ids: list.data.map((o) => o.idea_id) }));
     const here = `/orders${status ? `?status=${status}` : ''}`;
+    const filter = (s: OrderStatus) =>
+      html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`;
     const filters = html`<nav aria-label="Filter by status" class="filters"><ul>
-<li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map((s) => html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`)}</ul></nav>`;
-    const pager = html`<nav aria-label="Pages" class="pager">${cursor ? html`<a href="${here}">Newest</a>` : ''}${list.next_cursor ? html`<a href="/orders?${status ? `status=${status}&` : ''}cursor=${encodeURIComponent(list.next_cursor)}">Older orders</a>` : ''}</nav>`;
+<li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map(filter)}</ul></nav>`;
+    const newest = cursor ? html`<a href="${here}">Newest</a>` : '';
+    const older = list.next_cursor
+      ? html`<a href="/orders?${status ? `status=${status}&` : ''}cursor=${encodeURIComponent(list.next_cursor)}">Older orders</a>`
+      : '';
+    const pager = html`<nav aria-label="Pages" class="pager">${newest}${older}</nav>`;
+    const caption = `${status ? `${status[0]!.toUpperCase()}${status.slice(1)} orders` : 'Orders'} (newest first)`;
+    const none = status
+      ? `No ${status} orders.`
+      : 'No orders yet. Orders appear here when one of your API clients (or its assistant) generates ideas.';
     const body = list.data.length
-      ? html`${filters}${ordersTable(visitor, list.data, { caption: `${status ? `${status[0]!.toUpperCase()}${status.slice(1)} orders` : 'Orders'} (newest first)`, back: here, modes })}${pager}`
-      : html`${filters}<p>${status ? `No ${status} orders.` : 'No orders yet. Orders appear here when one of your API clients (or its assistant) generates ideas.'}</p>${pager}`;
+      ? html`${filters}${ordersTable(visitor, list.data, { caption, back: here, modes })}${pager}`
+      : html`${filters}<p>${none}</p>${pager}`;
     show(res, 200, { title: 'Orders', notice: decisionNotice(req), body });
   });
 
@@ -105,12 +115,16 @@ export function orderRoutes(_context: DashboardContext): Router {
       : '';
     const decide =
       order.status === 'proposed'
-        ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2><p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>${decisionForms(visitor, order, `/orders/${order.id}`)}</section>`
+        ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2>
+<p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>
+${decisionForms(visitor, order, `/orders/${order.id}`)}</section>`
         : '';
     show(res, status, {
       ...options,
       title: `Order ${order.id}`,
-      body: html`<dl class="summary">${summary.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>${blocked}${decide}<section aria-labelledby="events-heading"><h2 id="events-heading">What happened</h2>${eventsTable(order)}</section><p><a href="/orders">All orders</a></p>`,
+      body: html`<dl class="summary">${summary.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>${blocked}${decide}
+<section aria-labelledby="events-heading"><h2 id="events-heading">What happened</h2>${eventsTable(order)}</section>
+<p><a href="/orders">All orders</a></p>`,
     });
   }
 

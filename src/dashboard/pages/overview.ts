@@ -49,20 +49,41 @@ export function overviewRoutes(_context: DashboardContext): Router {
     );
     const cashWeight = portfolio.total_value > 0 ? portfolio.cash / portfolio.total_value : 1;
 
+    const awaiting = `${pending.data.length}${pending.next_cursor ? '+' : ''} ${pending.data.length === 1 ? 'order' : 'orders'}`;
+    const tiles = html`<dl class="tiles"><div><dt>Total value</dt><dd>${money(portfolio.total_value)}</dd></div>
+<div><dt>Cash</dt><dd>${money(portfolio.cash)}</dd></div><div><dt>Invested</dt><dd>${money(portfolio.market_value)}</dd></div>
+<div><dt>Awaiting your decision</dt><dd><a href="/orders?status=proposed">${awaiting}</a></dd></div></dl>`;
+    const allocation = rows.length
+      ? html`${allocationChart(rows)}<p>Cash is ${(cashWeight * 100).toFixed(1)}% of the portfolio.</p>`
+      : html`<p>No target yet: <a href="/policy">sign a policy</a> to set one.</p>`;
+    const holding = (h: (typeof portfolio.holdings)[number]) => html`<tr><td data-label="Symbol">${h.symbol}</td>
+<td data-label="Quantity">${quantity(h.quantity)}</td><td data-label="Average cost">${money(h.average_cost)}</td>
+<td data-label="Last price">${money(h.last_price)}</td><td data-label="Market value">${money(h.market_value)}</td>
+<td data-label="Unrealised P&amp;L">${money(h.unrealized_pnl)}</td><td data-label="Weight">${percent(h.weight)}</td></tr>`;
+    const holdings = portfolio.holdings.length
+      ? html`<table class="cards"><caption>Holdings (${portfolio.market})</caption>
+<thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th>
+<th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
+<tbody>${portfolio.holdings.map(holding)}</tbody></table>`
+      : html`<p>No holdings yet: everything is in cash.</p>`;
+    const activity = todays.length
+      ? html`<p>${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${money(traded)} traded.</p>`
+      : html`<p>No order activity today.</p>`;
+    const decisions = pending.data.length
+      ? html`${ordersTable(visitor, pending.data, { caption: 'Proposed orders (newest first)', back: '/overview', modes })}
+<p><a href="/orders?status=proposed">All proposed orders</a> · <a href="/ideas">Ideas and their reasons</a></p>`
+      : html`<p>Nothing waits for you. When an API client generates ideas, their orders appear here for you to approve or reject.</p>`;
+
     const body = html`${await checklist(calls)}
 <section aria-labelledby="glance-heading"><h2 id="glance-heading">At a glance</h2>
-<dl class="tiles"><div><dt>Total value</dt><dd>${money(portfolio.total_value)}</dd></div><div><dt>Cash</dt><dd>${money(portfolio.cash)}</dd></div><div><dt>Invested</dt><dd>${money(portfolio.market_value)}</dd></div><div><dt>Awaiting your decision</dt><dd><a href="/orders?status=proposed">${pending.data.length}${pending.next_cursor ? '+' : ''} ${pending.data.length === 1 ? 'order' : 'orders'}</a></dd></div></dl>
+${tiles}
 <p class="help">Prices as of ${at(portfolio.as_of)}.</p></section>
-<section aria-labelledby="alloc-heading"><h2 id="alloc-heading">Allocation</h2>${rows.length ? html`${allocationChart(rows)}<p>Cash is ${(cashWeight * 100).toFixed(1)}% of the portfolio.</p>` : html`<p>No target yet: <a href="/policy">sign a policy</a> to set one.</p>`}</section>
-<section aria-labelledby="holdings-heading"><h2 id="holdings-heading">Holdings</h2>${
-      portfolio.holdings.length
-        ? html`<table class="cards"><caption>Holdings (${portfolio.market})</caption><thead><tr><th scope="col">Symbol</th><th scope="col">Quantity</th><th scope="col">Average cost</th><th scope="col">Last price</th><th scope="col">Market value</th><th scope="col">Unrealised P&amp;L</th><th scope="col">Weight</th></tr></thead>
-<tbody>${portfolio.holdings.map((h) => html`<tr><td data-label="Symbol">${h.symbol}</td><td data-label="Quantity">${quantity(h.quantity)}</td><td data-label="Average cost">${money(h.average_cost)}</td><td data-label="Last price">${money(h.last_price)}</td><td data-label="Market value">${money(h.market_value)}</td><td data-label="Unrealised P&amp;L">${money(h.unrealized_pnl)}</td><td data-label="Weight">${percent(h.weight)}</td></tr>`)}</tbody></table>`
-        : html`<p>No holdings yet: everything is in cash.</p>`
-    }</section>
-<section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>${valueChart(history, money, moneyFormat(portfolio.currency, { whole: true }))}</section>
-<section aria-labelledby="today-heading"><h2 id="today-heading">Today</h2>${todays.length ? html`<p>${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}; ${money(traded)} traded.</p>` : html`<p>No order activity today.</p>`}</section>
-<section aria-labelledby="pending-heading"><h2 id="pending-heading">Awaiting your decision</h2>${pending.data.length ? html`${ordersTable(visitor, pending.data, { caption: 'Proposed orders (newest first)', back: '/overview', modes })}<p><a href="/orders?status=proposed">All proposed orders</a> · <a href="/ideas">Ideas and their reasons</a></p>` : html`<p>Nothing waits for you. When an API client generates ideas, their orders appear here for you to approve or reject.</p>`}</section>`;
+<section aria-labelledby="alloc-heading"><h2 id="alloc-heading">Allocation</h2>${allocation}</section>
+<section aria-labelledby="holdings-heading"><h2 id="holdings-heading">Holdings</h2>${holdings}</section>
+<section aria-labelledby="value-heading"><h2 id="value-heading">Value over time</h2>
+${valueChart(history, money, moneyFormat(portfolio.currency, { whole: true }))}</section>
+<section aria-labelledby="today-heading"><h2 id="today-heading">Today</h2>${activity}</section>
+<section aria-labelledby="pending-heading"><h2 id="pending-heading">Awaiting your decision</h2>${decisions}</section>`;
     sendPage(res, 200, page({ title: 'Overview', visitor, section: '/overview', body }));
   });
 

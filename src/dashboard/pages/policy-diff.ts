@@ -20,7 +20,8 @@ export function terms(policy: Policy, currency: string): [string, string][] {
 }
 
 export function summary(policy: Policy, currency: string): Html {
-  return html`<dl class="summary"><dt>Version</dt><dd>${policy.version}</dd><dt>Signed</dt><dd>by ${policy.consent.signer_name}, ${at(policy.consent.accepted_at)} (disclosure ${policy.consent.disclosure_version})</dd>
+  return html`<dl class="summary"><dt>Version</dt><dd>${policy.version}</dd>
+<dt>Signed</dt><dd>by ${policy.consent.signer_name}, ${at(policy.consent.accepted_at)} (disclosure ${policy.consent.disclosure_version})</dd>
 ${terms(policy, currency).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 }
 
@@ -46,5 +47,6 @@ export function diff(before: Policy, after: Policy, currency: string): Html {
         html`<tr><td data-label="Term">${term}</td><td data-label="Before"><del>${was}</del></td><td data-label="After">—</td></tr>`,
       );
   if (rows.length === 0) return html`<p>The terms are the same as version ${before.version}'s; only the signature is new.</p>`;
-  return html`<table class="cards"><caption>Changed from version ${before.version}</caption><thead><tr><th scope="col">Term</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="cards"><caption>Changed from version ${before.version}</caption>
+<thead><tr><th scope="col">Term</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -127,11 +127,17 @@ export function formValues(submitted: Form | null, current: Policy | null): Form
 function input(values: Form, name: string, label: string, help: string, attributes: Html = html``, unit?: string): Html {
   const value = values[name];
   const field = html`<input id="${name}" name="${name}" value="${typeof value === 'string' ? value : ''}" aria-describedby="${name}-help" ${attributes}>`;
-  return html`<label for="${name}">${label}</label>${unit ? html`<div class="unit-row">${unit === '%' ? '' : html`<span class="unit">${unit}</span>`}${field}${unit === '%' ? html`<span class="unit">%</span>` : ''}</div>` : field}<p id="${name}-help" class="help">${help}</p>`;
+  const before = unit && unit !== '%' ? html`<span class="unit">${unit}</span>` : '';
+  const after = unit === '%' ? html`<span class="unit">%</span>` : '';
+  const row = unit ? html`<div class="unit-row">${before}${field}${after}</div>` : field;
+  return html`<label for="${name}">${label}</label>${row}<p id="${name}-help" class="help">${help}</p>`;
 }
 
 function allocationRow(symbol: string, percent: string): Html {
-  return html`<tr><td data-label="Symbol"><input aria-label="Symbol" name="target_symbol" value="${symbol}" maxlength="12" autocapitalize="characters"></td><td data-label="Weight"><div class="unit-row"><input aria-label="Weight in percent" name="target_percent" inputmode="decimal" value="${percent}"><span class="unit">%</span></div></td><td data-label="Row"><button type="button" class="secondary remove-row">Remove<span class="visually-hidden"> this row</span></button></td></tr>`;
+  return html`<tr><td data-label="Symbol"><input aria-label="Symbol" name="target_symbol" value="${symbol}" maxlength="12" autocapitalize="characters"></td>
+<td data-label="Weight"><div class="unit-row"><input aria-label="Weight in percent" name="target_percent" inputmode="decimal" value="${percent}">
+<span class="unit">%</span></div></td>
+<td data-label="Row"><button type="button" class="secondary remove-row">Remove<span class="visually-hidden"> this row</span></button></td></tr>`;
 }
 
 export function disclosureHtml(disclosure: Disclosure): Html {
@@ -144,6 +150,11 @@ export function policyForm(visitor: Visitor, values: Form, disclosure: Disclosur
   const rows = targetRows(values);
   const weights = rows.map((r) => fraction(r.percent)).filter((w): w is number => typeof w === 'number');
   const sum = weightSum(weights);
+  const market = (m: string) =>
+    html`<div class="check"><input type="checkbox" id="market-${m}" name="allowed_markets" value="${m}"${markets.includes(m) ? html` checked` : html``}>
+<label for="market-${m}">${m}</label></div>`;
+  const tolerance = WEIGHT_TOLERANCE.times(100).toString();
+  const band = 'How far a weight may drift from its target before rebalancing proposes orders.';
   return html`<form method="post" action="/policy" class="stack policy-form">${csrfField(visitor)}
 <fieldset><legend>Risk limits</legend>
 ${input(values, 'max_order_notional', 'Largest order', `The most one order may cost, in ${currency}.`, number, currency)}
@@ -152,23 +163,28 @@ ${input(values, 'max_daily_notional', 'Daily traded limit', `The most that may b
 ${input(values, 'max_daily_loss', 'Daily loss limit', `The kill switch engages by itself when the day’s loss reaches this, in ${currency}.`, number, currency)}
 </fieldset>
 <fieldset><legend>Allowed markets</legend>
-${PAPER_MARKETS.map((m) => html`<div class="check"><input type="checkbox" id="market-${m}" name="allowed_markets" value="${m}"${markets.includes(m) ? html` checked` : html``}><label for="market-${m}">${m}</label></div>`)}
+${PAPER_MARKETS.map(market)}
 </fieldset>
 ${input(values, 'allowed_symbols', 'Allowed symbols (optional)', 'Comma-separated; when set, only these may be traded.')}
 ${input(values, 'blocked_symbols', 'Blocked symbols (optional)', 'Comma-separated; never traded.')}
 <fieldset class="allocation"><legend>Target allocation (weights add up to 100 %)</legend>
-<table class="cards targets"><thead><tr><th scope="col">Symbol</th><th scope="col">Weight</th><th scope="col"><span class="visually-hidden">Row</span></th></tr></thead>
+<table class="cards targets">
+<thead><tr><th scope="col">Symbol</th><th scope="col">Weight</th><th scope="col"><span class="visually-hidden">Row</span></th></tr></thead>
 <tbody>${rows.map((r) => allocationRow(r.symbol, r.percent))}${Array.from({ length: BLANK_ROWS }, () => allocationRow('', ''))}</tbody></table>
 <template id="allocation-row">${allocationRow('', '')}</template>
-<p class="running-sum" aria-live="polite">Total: <output id="allocation-sum" data-sum data-tolerance="${WEIGHT_TOLERANCE.times(100).toString()}">${sum.sum.times(100).toString()}</output> %${sum.isOne ? '' : ' (must be 100 %)'}</p>
+<p class="running-sum" aria-live="polite">Total:
+<output id="allocation-sum" data-sum data-tolerance="${tolerance}">${sum.sum.times(100).toString()}</output> %${sum.isOne ? '' : ' (must be 100 %)'}</p>
 <button type="button" class="secondary" id="add-row" hidden>Add a row</button>
 </fieldset>
-${input(values, 'rebalance_band', 'Rebalance band', 'How far a weight may drift from its target before rebalancing proposes orders.', html`inputmode="decimal"`, '%')}
+${input(values, 'rebalance_band', 'Rebalance band', band, html`inputmode="decimal"`, '%')}
 <section aria-labelledby="disclosure-heading" class="disclosure"><h2 id="disclosure-heading">${disclosure.title} (version ${disclosure.version})</h2>
 <div class="disclosure-text" tabindex="0" role="region" aria-label="Disclosure text">${disclosureHtml(disclosure)}</div>
 <p class="help">SHA-256 of this text: <code>${disclosure.sha256}</code></p></section>
-<div class="check"><input type="checkbox" id="consent_accepted" name="consent_accepted" value="yes" required><label for="consent_accepted">I have read disclosure ${disclosure.version} above, agree to it and to keeping this agreement as an electronic record.</label></div>
-<label for="signer_name">Type your full name to sign</label><input id="signer_name" name="signer_name" autocomplete="off" required maxlength="200" pattern=".*\\p{L}.*" aria-describedby="signer-help" value="">
+<div class="check"><input type="checkbox" id="consent_accepted" name="consent_accepted" value="yes" required>
+<label for="consent_accepted">I have read disclosure ${disclosure.version} above, agree to it
+and to keeping this agreement as an electronic record.</label></div>
+<label for="signer_name">Type your full name to sign</label>
+<input id="signer_name" name="signer_name" autocomplete="off" required maxlength="200" pattern=".*\\p{L}.*" aria-describedby="signer-help" value="">
 <p id="signer-help" class="help">Your name as you sign with it: your signature of this policy version.</p>
 <button type="submit">Sign and create the new version</button>
 </form>`;

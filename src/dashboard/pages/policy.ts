@@ -1,19 +1,29 @@
 import { Router, type Request, type Response } from 'express';
 import type { DashboardContext } from '../context.js';
 import { at } from '../format.js';
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
 import { page, type PageOptions } from '../layout.js';
 import { callsOf } from '../channel.js';
 import { must, PageFailure } from '../present.js';
 import { seeOther, sendPage } from '../respond.js';
 import { visitorOf } from '../visitor.js';
 import { PAPER_CURRENCY } from '../../services/ledger.js';
+import type { Policy } from '../../services/policies.js';
 import { requireSession } from './auth.js';
 import { diff, summary } from './policy-diff.js';
 import { formValues, POLICY_LABELS, policyForm, policyRequest } from './policy-form.js';
 
 const HISTORY = 20;
 const currency = PAPER_CURRENCY;
+
+function versionsTable(policies: Policy[]): Html {
+  const row = (p: Policy) => html`<tr><td data-label="Version">${p.version}</td><td data-label="Signed">${at(p.created_at)}</td>
+<td data-label="Signed by">${p.consent.signer_name}</td>
+<td data-label="See"><a href="/policy/versions/${p.version}">Version ${p.version}${p.version > 1 ? ' and what changed' : ''}</a></td></tr>`;
+  return html`<table class="cards"><caption>Policy versions (newest first)</caption>
+<thead><tr><th scope="col">Version</th><th scope="col">Signed</th><th scope="col">Signed by</th><th scope="col">See</th></tr></thead>
+<tbody>${policies.map(row)}</tbody></table>`;
+}
 
 /** The investment policy: the version in force, its history with each version and what changed, and signing a new version. */
 export function policyRoutes(_context: DashboardContext): Router {
@@ -36,12 +46,17 @@ export function policyRoutes(_context: DashboardContext): Router {
     const invalid = !found.ok && found.slug === 'policy-invalid' ? found.error.detail : null;
     const history = must(await calls.operation('listPolicies', { query: { limit: HISTORY } }));
     const versions = history.data.length
-      ? html`<section aria-labelledby="history-heading"><h2 id="history-heading">Versions</h2><table class="cards"><caption>Policy versions (newest first)</caption><thead><tr><th scope="col">Version</th><th scope="col">Signed</th><th scope="col">Signed by</th><th scope="col">See</th></tr></thead>
-<tbody>${history.data.map((p) => html`<tr><td data-label="Version">${p.version}</td><td data-label="Signed">${at(p.created_at)}</td><td data-label="Signed by">${p.consent.signer_name}</td><td data-label="See"><a href="/policy/versions/${p.version}">Version ${p.version}${p.version > 1 ? ' and what changed' : ''}</a></td></tr>`)}</tbody></table></section>`
+      ? html`<section aria-labelledby="history-heading"><h2 id="history-heading">Versions</h2>${versionsTable(history.data)}</section>`
       : '';
-    const body = html`<section aria-labelledby="current-heading"><h2 id="current-heading">Current policy</h2>${current ? summary(current, currency) : invalid ? html`<p>${invalid}</p>` : html`<p>No policy yet: nothing can be proposed or approved for your account until you sign one.</p>`}</section>
+    const inForce = current
+      ? summary(current, currency)
+      : invalid
+        ? html`<p>${invalid}</p>`
+        : html`<p>No policy yet: nothing can be proposed or approved for your account until you sign one.</p>`;
+    const body = html`<section aria-labelledby="current-heading"><h2 id="current-heading">Current policy</h2>${inForce}</section>
 ${versions}
-<section aria-labelledby="new-heading"><h2 id="new-heading">Sign a new version</h2>${policyForm(visitor, formValues(submitted, current), disclosure, currency)}</section>`;
+<section aria-labelledby="new-heading"><h2 id="new-heading">Sign a new version</h2>
+${policyForm(visitor, formValues(submitted, current), disclosure, currency)}</section>`;
     sendPage(res, status, page({ ...options, title: 'Policy', visitor, section: '/policy', body }));
   }
 
@@ -82,7 +97,9 @@ ${versions}
           : html`<p>Version ${policy.version - 1} cannot be shown (its limits are invalid), so there is nothing to compare with.</p>`;
     show(200, {
       title: `Policy version ${policy.version}`,
-      body: html`<section aria-labelledby="changes-heading"><h2 id="changes-heading">What changed</h2>${changes}</section><section aria-labelledby="terms-heading"><h2 id="terms-heading">Its terms</h2>${summary(policy, currency)}</section><p><a href="/policy">Back to the policy</a></p>`,
+      body: html`<section aria-labelledby="changes-heading"><h2 id="changes-heading">What changed</h2>${changes}</section>
+<section aria-labelledby="terms-heading"><h2 id="terms-heading">Its terms</h2>${summary(policy, currency)}</section>
+<p><a href="/policy">Back to the policy</a></p>`,
     });
   });
   return router;

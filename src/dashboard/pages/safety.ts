@@ -19,9 +19,11 @@ export function safetyRoutes(_context: DashboardContext): Router {
     const calls = callsOf(res);
     const state = must(await calls.action('namedKillSwitch'));
     const history = must(await calls.action('killSwitchHistory', { limit: HISTORY }));
+    const everyAccount = state.level === 'global' ? ' (global: operators engaged it for every account)' : '';
     const status_ = state.engaged
-      ? html`<p class="engaged"><strong>Engaged</strong>${state.level === 'global' ? ' (global: operators engaged it for every account)' : ''}: no order can be approved.</p>
-<dl class="summary"><dt>Reason</dt><dd>${state.reason ?? '—'}</dd><dt>Since</dt><dd>${at(state.engaged_at)}</dd><dt>Engaged by</dt><dd>${state.engaged_by_name ?? '—'}</dd></dl>`
+      ? html`<p class="engaged"><strong>Engaged</strong>${everyAccount}: no order can be approved.</p>
+<dl class="summary"><dt>Reason</dt><dd>${state.reason ?? '—'}</dd><dt>Since</dt><dd>${at(state.engaged_at)}</dd>
+<dt>Engaged by</dt><dd>${state.engaged_by_name ?? '—'}</dd></dl>`
       : html`<p class="released"><strong>Released</strong>: orders can be approved (subject to your policy and the risk gate).</p>`;
     const release =
       state.engaged && state.level === 'account'
@@ -41,9 +43,13 @@ export function safetyRoutes(_context: DashboardContext): Router {
 <form method="post" action="/safety/engage" class="stack">${csrfField(visitor)}
 <label for="engage-reason">Reason</label><input id="engage-reason" name="reason" required maxlength="500">
 <button type="submit" class="danger">Engage kill switch</button></form></section>`;
+    const entry = (e: (typeof history)[number]) => html`<tr><td data-label="When">${at(e.at)}</td>
+<td data-label="What">${e.level === 'global' ? 'global switch ' : ''}${e.action}</td><td data-label="By">${e.by}</td>
+<td data-label="Reason">${e.reason ?? '—'}</td></tr>`;
     const log = history.length
-      ? html`<table class="cards"><caption>Engagements and releases (newest first)</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
-<tbody>${history.map((e) => html`<tr><td data-label="When">${at(e.at)}</td><td data-label="What">${e.level === 'global' ? 'global switch ' : ''}${e.action}</td><td data-label="By">${e.by}</td><td data-label="Reason">${e.reason ?? '—'}</td></tr>`)}</tbody></table>`
+      ? html`<table class="cards"><caption>Engagements and releases (newest first)</caption>
+<thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
+<tbody>${history.map(entry)}</tbody></table>`
       : html`<p>The kill switch has never been engaged on this account.</p>`;
     sendPage(
       res,
@@ -53,7 +59,8 @@ export function safetyRoutes(_context: DashboardContext): Router {
         title: 'Safety',
         visitor,
         section: '/safety',
-        body: html`<section aria-labelledby="state-heading"><h2 id="state-heading">Kill switch</h2>${status_}</section>${release}${engage}<section aria-labelledby="history-heading"><h2 id="history-heading">History</h2>${log}</section>`,
+        body: html`<section aria-labelledby="state-heading"><h2 id="state-heading">Kill switch</h2>${status_}</section>${release}${engage}
+<section aria-labelledby="history-heading"><h2 id="history-heading">History</h2>${log}</section>`,
       }),
     );
   }

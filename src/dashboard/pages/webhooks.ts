@@ -23,12 +23,18 @@ const stamp = (date: string | null) => (date ? html`<time datetime="${date}">${d
 function secretPanel(notice: WebhookSecretNotice): Html {
   return html`<section class="secret" aria-labelledby="secret-heading">
 <h2 id="secret-heading">${notice.action === 'created' ? 'Endpoint added' : 'Secret rotated'}: copy the signing secret now</h2>
-<p class="warning"><strong>This is the only time the secret is shown.</strong> Your receiver verifies every delivery with it (any Standard Webhooks library). ${notice.action === 'rotated' ? 'For 24 hours deliveries carry a signature by the previous secret too, so switch your receiver within that time.' : ''}</p>
+<p class="warning"><strong>This is the only time the secret is shown.</strong>
+Your receiver verifies every delivery with it (any Standard Webhooks library).
+${notice.action === 'rotated' ? 'For 24 hours deliveries carry a signature by the previous secret too, so switch your receiver within that time.' : ''}</p>
 <label for="signing-secret">Signing secret</label>
-<div class="copy-row"><input id="signing-secret" readonly value="${notice.secret}" autocomplete="off" spellcheck="false"><button type="button" data-copy="signing-secret">Copy</button></div>
+<div class="copy-row"><input id="signing-secret" readonly value="${notice.secret}" autocomplete="off" spellcheck="false">
+<button type="button" data-copy="signing-secret">Copy</button></div>
 <p class="copy-status" role="status" aria-live="polite"></p>
 </section>`;
 }
+
+const eventChoice = (type: string) =>
+  html`<div class="check"><input type="checkbox" id="type-${type}" name="event_types" value="${type}"><label for="type-${type}">${type}</label></div>`;
 
 function addForm(visitor: Visitor): Html {
   return html`<section aria-labelledby="add-heading"><h2 id="add-heading">Add endpoint</h2>
@@ -37,7 +43,7 @@ function addForm(visitor: Visitor): Html {
 <p id="endpoint-url-help" class="help">An https:// URL on the public internet that answers 2xx within 10 seconds.</p>
 <label for="endpoint-description">Description</label><input id="endpoint-description" name="description" maxlength="500">
 <fieldset><legend>Event types to send</legend>
-${EVENT_TYPES.map((type) => html`<div class="check"><input type="checkbox" id="type-${type}" name="event_types" value="${type}"><label for="type-${type}">${type}</label></div>`)}
+${EVENT_TYPES.map(eventChoice)}
 </fieldset>
 <button type="submit">Add endpoint</button>
 </form></section>`;
@@ -49,32 +55,40 @@ const state = (e: EndpointView) =>
 function endpointTable(endpoints: EndpointView[]): Html {
   if (endpoints.length === 0) return html`<p>No endpoints yet.</p>`;
   return html`<table class="cards"><caption>Your webhook endpoints</caption>
-<thead><tr><th scope="col">Endpoint URL</th><th scope="col">Description</th><th scope="col">Event types</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-<tbody>${endpoints.map(
-    (
-      e,
-    ) => html`<tr><td data-label="Endpoint URL"><code>${e.url}</code></td><td data-label="Description">${e.description || '—'}</td><td data-label="Event types">${e.event_types.join(', ')}</td><td data-label="State">${state(e)}</td>
-<td data-label="Actions"><a href="/developer/webhooks/${e.id}">Manage<span class="visually-hidden"> ${e.url}</span></a></td></tr>`,
-  )}</tbody></table>`;
+<thead><tr><th scope="col">Endpoint URL</th><th scope="col">Description</th><th scope="col">Event types</th><th scope="col">State</th>
+<th scope="col">Actions</th></tr></thead>
+<tbody>${endpoints.map(endpointRow)}</tbody></table>`;
 }
+
+const endpointRow = (e: EndpointView) => html`<tr><td data-label="Endpoint URL"><code>${e.url}</code></td>
+<td data-label="Description">${e.description || '—'}</td><td data-label="Event types">${e.event_types.join(', ')}</td><td data-label="State">${state(e)}</td>
+<td data-label="Actions"><a href="/developer/webhooks/${e.id}">Manage<span class="visually-hidden"> ${e.url}</span></a></td></tr>`;
 
 /** The dashboard notice of endpoints the service disabled by itself (a 410, or 5 days of failures). */
 function disabledNotices(endpoints: EndpointView[]): Html {
   const stopped = endpoints.filter((e) => !e.enabled && e.disabled_reason && e.disabled_reason !== 'disabled by hand');
-  return html`${stopped.map((e) => html`<div class="warning" role="alert"><p><strong>Webhook endpoint disabled:</strong> <code>${e.url}</code>. ${e.disabled_reason} <a href="/developer/webhooks/${e.id}">Manage it</a>.</p></div>`)}`;
+  const notice = (e: EndpointView) => html`<div class="warning" role="alert"><p><strong>Webhook endpoint disabled:</strong>
+<code>${e.url}</code>. ${e.disabled_reason} <a href="/developer/webhooks/${e.id}">Manage it</a>.</p></div>`;
+  return html`${stopped.map(notice)}`;
 }
 
 function deliveryLog(endpoint: EndpointView, deliveries: DeliveryView[], visitor: Visitor): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
+  const retry = (d: DeliveryView) => {
+    const target = `/developer/webhooks/${endpoint.id}/deliveries/${d.id}/retry`;
+    const label = html`Retry now<span class="visually-hidden"> ${d.event_id}</span>`;
+    return html`<form method="post" action="${target}">${csrfField(visitor)}<button type="submit">${label}</button></form>`;
+  };
+  const row = (d: DeliveryView) => html`<tr><td data-label="Event"><code>${d.event_id}</code></td><td data-label="Type">${d.type}</td>
+<td data-label="Attempt">${d.attempts}</td><td data-label="Status code">${d.last_status_code ?? '—'}</td>
+<td data-label="Latency">${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
+<td data-label="Result">${d.status}${d.last_error ? html`: ${d.last_error}` : ''}</td>
+<td data-label="Next retry">${d.status === 'pending' ? stamp(d.next_attempt_at) : '—'}</td>
+<td data-label="Actions">${d.status === 'succeeded' ? '' : retry(d)}</td></tr>`;
   return html`<table class="cards"><caption>Delivery log (latest 50)</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempt</th><th scope="col">Status code</th><th scope="col">Latency</th><th scope="col">Result</th><th scope="col">Next retry</th><th scope="col">Actions</th></tr></thead>
-<tbody>${deliveries.map(
-    (
-      d,
-    ) => html`<tr><td data-label="Event"><code>${d.event_id}</code></td><td data-label="Type">${d.type}</td><td data-label="Attempt">${d.attempts}</td><td data-label="Status code">${d.last_status_code ?? '—'}</td><td data-label="Latency">${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
-<td data-label="Result">${d.status}${d.last_error ? html`: ${d.last_error}` : ''}</td><td data-label="Next retry">${d.status === 'pending' ? stamp(d.next_attempt_at) : '—'}</td>
-<td data-label="Actions">${d.status === 'succeeded' ? '' : html`<form method="post" action="/developer/webhooks/${endpoint.id}/deliveries/${d.id}/retry">${csrfField(visitor)}<button type="submit">Retry now<span class="visually-hidden"> ${d.event_id}</span></button></form>`}</td></tr>`,
-  )}</tbody></table>`;
+<thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Attempt</th><th scope="col">Status code</th><th scope="col">Latency</th>
+<th scope="col">Result</th><th scope="col">Next retry</th><th scope="col">Actions</th></tr></thead>
+<tbody>${deliveries.map(row)}</tbody></table>`;
 }
 
 const CONFIRM = {
@@ -112,7 +126,9 @@ export function webhookRoutes({ sessions }: DashboardContext): Router {
       title: 'Webhooks',
       error,
       notice,
-      body: html`<p><a href="/developer">Back to Developer</a> · Events are also listed by <code>GET /v1/events</code> for reconciliation.</p>${disabledNotices(endpoints)}${addForm(visitorOf(res))}<section aria-labelledby="endpoints-heading"><h2 id="endpoints-heading">Endpoints</h2>${endpointTable(endpoints)}</section>`,
+      body: html`<p><a href="/developer">Back to Developer</a> · Events are also listed by <code>GET /v1/events</code> for reconciliation.</p>
+${disabledNotices(endpoints)}${addForm(visitorOf(res))}
+<section aria-labelledby="endpoints-heading"><h2 id="endpoints-heading">Endpoints</h2>${endpointTable(endpoints)}</section>`,
     });
   }
 
@@ -122,8 +138,11 @@ export function webhookRoutes({ sessions }: DashboardContext): Router {
     const endpoint = must(await calls.action('getWebhook', { id }));
     const deliveries = must(await calls.action('webhookDeliveries', { id }));
     const secret = await takeSecret(visitor, id);
-    const action = (path: string, label: string, danger = false) =>
-      html`<form method="post" action="/developer/webhooks/${endpoint.id}/${path}">${csrfField(visitor)}<button type="submit"${danger ? html` class="danger"` : html``}>${label}</button></form>`;
+    const action = (path: string, label: string, danger = false) => {
+      const target = `/developer/webhooks/${endpoint.id}/${path}`;
+      const look = danger ? html` class="danger"` : html``;
+      return html`<form method="post" action="${target}">${csrfField(visitor)}<button type="submit"${look}>${label}</button></form>`;
+    };
     show(res, 200, {
       title: 'Webhook endpoint',
       notice,
@@ -166,7 +185,9 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
       show(res, 200, {
         title: confirm.title,
         body: html`<p>${confirm.title} for <code>${endpoint.url}</code>?</p><p>${confirm.text}</p>
-<form method="post" action="/developer/webhooks/${endpoint.id}/${kind}" class="actions">${csrfField(visitorOf(res))}<button type="submit"${confirm.danger ? html` class="danger"` : html``}>${confirm.button}</button> <a href="/developer/webhooks/${endpoint.id}">Cancel</a></form>`,
+<form method="post" action="/developer/webhooks/${endpoint.id}/${kind}" class="actions">${csrfField(visitorOf(res))}
+<button type="submit"${confirm.danger ? html` class="danger"` : html``}>${confirm.button}</button>
+<a href="/developer/webhooks/${endpoint.id}">Cancel</a></form>`,
       });
     });
   }

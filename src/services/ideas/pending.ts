@@ -32,7 +32,8 @@ export function pendingAware(snapshot: AccountSnapshot, prices: PriceSource, now
   if (others.length > 0) {
     const modes = [...new Set(others.map((o) => o.mode ?? 'no idea'))].join(', ');
     notes.push(
-      `${others.length} ${others.length === 1 ? 'order' : 'orders'} of other ideas (${modes}) still await a decision: ${usd(reserved)} of cash is held back for their buys.`,
+      `${others.length} ${others.length === 1 ? 'order' : 'orders'} of other ideas (${modes}) still await a decision: ` +
+        `${usd(reserved)} of cash is held back for their buys.`,
     );
   }
   return { state: { ...state, cash: D.max(0, state.cash.minus(reserved)), held }, supersedes, heldBack: notes };

@@ -89,7 +89,8 @@ export class IdeaService {
       const notes = [...gated.notes, ...held];
       if (supersedes.length > 0)
         notes.push(
-          `Supersedes ${supersedes.length} ${supersedes.length === 1 ? 'order' : 'orders'} still proposed by earlier ${request.mode} ideas (cancelled): ${supersedes.join(', ')}.`,
+          `Supersedes ${supersedes.length} ${supersedes.length === 1 ? 'order' : 'orders'} still proposed by earlier ${request.mode} ideas ` +
+            `(cancelled): ${supersedes.join(', ')}.`,
         );
       const { row, orders } = await storeIdea(trx, prices, now, {
         accountId: actor.accountId,

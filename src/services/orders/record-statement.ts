@@ -158,7 +158,10 @@ export function recordQuery(
                 traded_notional: sql`account_days.traded_notional + excluded.traded_notional`,
                 cash_delta: sql`account_days.cash_delta + excluded.cash_delta`,
                 quantity_deltas: later
-                  ? sql`account_days.quantity_deltas || jsonb_build_object(${v.symbol}::text, (coalesce((account_days.quantity_deltas ->> ${v.symbol}::text)::numeric, 0) + ${v.bought}::numeric)::text)`
+                  ? sql`account_days.quantity_deltas || jsonb_build_object(
+                      ${v.symbol}::text,
+                      (coalesce((account_days.quantity_deltas ->> ${v.symbol}::text)::numeric, 0) + ${v.bought}::numeric)::text
+                    )`
                   : sql`account_days.quantity_deltas`,
               } as never),
             )

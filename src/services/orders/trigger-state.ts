@@ -33,11 +33,9 @@ export interface TriggerState {
 
 /** The caller's display name, as a column of a query over `orders as o`: the person's in the dashboard, else the client's. */
 const actorName = (clientId: string) =>
-  sql<
-    string | null
-  >`case when ${clientId}::text = ${sql.lit(DASHBOARD_CLIENT_ID)} then (select p.name from accounts p where p.id = o.account_id) else (select c.name from api_clients c where c.client_id = ${clientId}::text) end`.as(
-    'actor_name',
-  );
+  sql<string | null>`case when ${clientId}::text = ${sql.lit(DASHBOARD_CLIENT_ID)}
+    then (select p.name from accounts p where p.id = o.account_id)
+    else (select c.name from api_clients c where c.client_id = ${clientId}::text) end`.as('actor_name');
 
 /** The order (locked) with its events and the caller's name, in one statement; undefined when it is not the account's. */
 export async function lockOrder(

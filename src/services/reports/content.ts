@@ -40,9 +40,15 @@ async function pendingAt(db: Queryable, accountId: string, at: Date): Promise<nu
     .where('o.account_id', '=', accountId)
     .where('o.created_at', '<', at)
     .where('o.expires_at', '>', at)
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('order_events as e').select('e.id').whereRef('e.order_id', '=', 'o.id').where('e.to_status', '!=', 'proposed').where('e.at', '<', at))),
-    )
+    .where((eb) => {
+      const leftProposed = eb
+        .selectFrom('order_events as e')
+        .select('e.id')
+        .whereRef('e.order_id', '=', 'o.id')
+        .where('e.to_status', '!=', 'proposed')
+        .where('e.at', '<', at);
+      return eb.not(eb.exists(leftProposed));
+    })
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -80,7 +86,10 @@ async function decisionsIn(db: Queryable, accountId: string, start: Date, end: D
       .where('e.order_id', 'in', filledIds)
       .where('e.to_status', '=', 'submitted')
       .execute();
-    for (const a of approvals) approvers.set(a.order_id, { clientId: a.client_id, actor: eventView({ ...a, from_status: null, to_status: 'submitted', at: new Date(0), reason: null }).actor });
+    for (const a of approvals) {
+      const { actor } = eventView({ ...a, from_status: null, to_status: 'submitted', at: new Date(0), reason: null });
+      approvers.set(a.order_id, { clientId: a.client_id, actor });
+    }
   }
 
   return events.map((e) => {

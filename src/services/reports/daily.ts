@@ -35,7 +35,18 @@ function notInFuture(date: string, now: Date): void {
 const inOrder = <T extends object>(value: T, keys: readonly (keyof T)[]): T => Object.fromEntries(keys.map((k) => [k, value[k]])) as T;
 const COUNT_KEYS = ['created', 'proposed', 'filled', 'rejected', 'cancelled', 'blocked', 'expired'] as const;
 // `decided_by` is absent from reports generated before it existed (regenerating the date adds it).
-const DECISION_KEYS = ['order_id', 'symbol', 'side', 'quantity', 'outcome', 'decided_by_client_id', 'decided_by', 'decided_at', 'reason', 'failed_checks'] as const;
+const DECISION_KEYS = [
+  'order_id',
+  'symbol',
+  'side',
+  'quantity',
+  'outcome',
+  'decided_by_client_id',
+  'decided_by',
+  'decided_at',
+  'reason',
+  'failed_checks',
+] as const;
 const EVENT_KEYS = ['action', 'level', 'at', 'by', 'reason'] as const;
 
 function reportView(row: Selectable<DailyReportsTable>): DailyReport {

@@ -113,10 +113,12 @@ export async function claim(db: Kysely<Database>, now: Date, limit: number): Pro
       limit ${limit}
       for update of d skip locked
     )
-    update webhook_deliveries d set locked_until = ${new Date(now.getTime() + LEASE_MS)}::timestamptz, attempts = d.attempts + 1, updated_at = ${now}::timestamptz
+    update webhook_deliveries d
+    set locked_until = ${new Date(now.getTime() + LEASE_MS)}::timestamptz, attempts = d.attempts + 1, updated_at = ${now}::timestamptz
     from due, webhook_endpoints e, events ev
     where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
-    returning d.id, d.attempts as attempt, d.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
+    returning d.id, d.attempts as attempt, d.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+      ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
   `.execute(db);
   return result.rows;
 }
@@ -137,9 +139,10 @@ export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 const succeeded = (o: AttemptOutcome) => o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;
 
 /**
- * Records attempts at once (one statement, or one transaction when an endpoint failed): their log rows, each delivery's new state (succeeded; failed after the last
- * attempt of `retryScheduleMs` or a 410; else pending until its next retry) and what they say about endpoints (a
- * success ends a failing streak; a failure starts one; a 410, or a streak of 5 days, disables the endpoint).
+ * Records attempts at once (one statement, or one transaction when an endpoint failed): their log rows, each delivery's
+ * new state (succeeded; failed after the last attempt of `retryScheduleMs` or a 410; else pending until its next retry)
+ * and what they say about endpoints (a success ends a failing streak; a failure starts one; a 410, or a streak of 5
+ * days, disables the endpoint).
  * A delivery whose attempt count moved meanwhile (its lease ran out and it was claimed again) keeps the newer state.
  */
 export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], retryScheduleMs: number[], now: Date): Promise<void> {
@@ -172,7 +175,9 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
       select id, attempt, at, code, latency, error, body, next from v
       returning 1
     ), updated as (
-      update webhook_deliveries d set status = v.status, next_attempt_at = v.next, locked_until = null, last_status_code = v.code, last_error = v.error, updated_at = ${now}::timestamptz
+      update webhook_deliveries d
+      set status = v.status, next_attempt_at = v.next, locked_until = null, last_status_code = v.code, last_error = v.error,
+        updated_at = ${now}::timestamptz
       from v
       where d.id = v.id and d.attempts = v.attempt
       returning 1
@@ -201,7 +206,8 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
           enabled: false,
           disabled_at: now,
           updated_at: now,
-          disabled_reason: sql`'Disabled automatically: every delivery failed since ' || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'`,
+          disabled_reason: sql`'Disabled automatically: every delivery failed since '
+            || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'`,
         })
         .where('id', 'in', failing)
         .where('enabled', '=', true)
