@@ -120,6 +120,10 @@ describe('policy check and risk gate rules, each passing and failing', () => {
         'policy.market',
       ),
     ).to.equal("Market CA is not among the policy's allowed markets (US, DE).");
+    // 10 held + 95 bought = 105 × 100.00 = 10 500 of an account worth 20 000: 52.50 %, over the policy's 50 %.
+    expect(message(policyCheck(buy('95'), quote, policy, account), 'policy.max_position_weight')).to.equal(
+      "VTI would be 52.50 % of the account, above the policy's 50.00 %.",
+    );
     // 111 against 100: 11.0 % from the last price, outside the collar of 10 %.
     expect(
       message(riskGate(buy('1', { order_type: 'limit', limit_price: dec('111') }), quote, account, now, false), 'risk.price_collar'),
