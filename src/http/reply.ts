@@ -39,7 +39,8 @@ const isProblem = (body: unknown): body is Record<string, unknown> =>
  * log line). The one place that adds them: every problem any channel sends over HTTP passes here (sendReply).
  */
 function atRequest(reply: Reply, res: Response): Reply {
-  if (!isProblem(reply.body)) return reply;
+  // An answer is a problem only when it refuses: a success's body is its own (an event has a `type`, an order a `status`).
+  if (reply.status < 400 || !isProblem(reply.body)) return reply;
   const request = (res.locals as { api?: ApiRequestState }).api?.requestInfo;
   return { ...reply, body: { ...reply.body, instance: res.req.path, ...(request ? { request_id: request.id } : {}) } };
 }
