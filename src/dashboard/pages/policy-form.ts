@@ -13,7 +13,6 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 
 /** Rows of the allocation table without script: the current ones and two blank ones (the script adds and removes rows). */
 const BLANK_ROWS = 2;
-const MAX_ROWS = 100;
 type Form = Record<string, string | string[] | undefined>;
 
 /** A percentage the API takes as a fraction: the label says so, since the contract's bounds are the fraction's. */
@@ -59,11 +58,14 @@ const symbols = (value: string) =>
 /** A member only when its field was filled in: a blank field is left out, as an API client would (the contract names it if required). */
 const given = <T>(name: string, value: string, parse: (value: string) => T) => (value === '' ? {} : { [name]: parse(value) });
 
-/** The allocation rows the form holds (blank rows dropped). */
+/**
+ * The allocation rows the form holds (blank rows dropped), every one of them: how many a policy may have is the
+ * contract's rule (the body parser's 100 parameters bound what a form can send).
+ */
 function targetRows(form: Form): { symbol: string; percent: string }[] {
   const symbolsIn = list(form, 'target_symbol');
   const weights = list(form, 'target_percent');
-  return Array.from({ length: Math.min(MAX_ROWS, Math.max(symbolsIn.length, weights.length)) }, (_, i) => ({
+  return Array.from({ length: Math.max(symbolsIn.length, weights.length) }, (_, i) => ({
     symbol: (symbolsIn[i] ?? '').toUpperCase(),
     percent: weights[i] ?? '',
   })).filter((r) => r.symbol || r.percent);
