@@ -1,16 +1,10 @@
+import { hkdfSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_PREPARED_STATEMENTS } from '../db/guarded-pool.js';
+import { ConfigError, decimal, durations, flag, httpUrl, integer, key256, origins, secret, url, type Env } from './env.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export interface AssistantConfig {
   baseUrl: string;
@@ -89,6 +83,7 @@ export interface Config {
   /** How long events are kept (the feed, and what webhooks can still deliver). */
   eventRetentionDays: number;
   webhooks: WebhooksConfig;
+  brokers: BrokersConfig;
 }
 
 export interface WebhooksConfig {
@@ -109,92 +104,84 @@ export interface WebhooksConfig {
   thread: boolean;
 }
 
-type Env = Record<string, string | undefined>;
+/** Where the Alpaca adapter connects for one environment (paper or live): REST, and the order-update stream on it. */
+export interface AlpacaEndpoints {
+  tradingUrl: string;
+  /** `/stream` on the trading URL, over ws:// or wss://. */
+  streamUrl: string;
+}
+
+export interface BrokersConfig {
+  /**
+   * The AES-256-GCM key that seals connected accounts' secret keys (BROKER_CREDENTIALS_KEY). Without it, `--demo`
+   * and the tests derive a fixed one (`derived`: it protects nothing); otherwise there is none, and no account can
+   * be connected.
+   */
+  credentialsKey: { bytes: Buffer; derived: boolean } | undefined;
+  alpaca: {
+    paper: AlpacaEndpoints;
+    live: AlpacaEndpoints;
+    /** Market data (latest trades), the same for paper and live. */
+    dataUrl: string;
+    /** Whether an account may be connected to a live (real-money) Alpaca account. */
+    liveEnabled: boolean;
+  };
+  /** The deadline of every call to a broker. */
+  timeoutMs: number;
+  /** How long an approved order may keep trying to reach the broker before it is rejected; never submitted after. */
+  submitWindowMs: number;
+  /** How often open orders at connected brokers are polled, besides their update streams. */
+  reconcileIntervalMs: number;
+}
+
+export interface LoadOptions {
+  /** `--demo` and the tests: without BROKER_CREDENTIALS_KEY, derive a fixed key (which protects nothing). */
+  deriveBrokerKey?: boolean;
+}
+
+/**
+ * The key `--demo` and the tests seal broker secrets with when none is configured: HKDF-SHA256 over a label written
+ * here, the same on every machine. Anyone who reads this file can open what it seals.
+ */
+export const DERIVED_BROKER_KEY_LABEL = 'investment-automation-service: demo and test broker credentials key; protects nothing';
+const derivedBrokerKey = () => Buffer.from(hkdfSync('sha256', DERIVED_BROKER_KEY_LABEL, '', 'broker-credentials', 32));
+
+const alpacaEndpoints = (tradingUrl: string): AlpacaEndpoints => ({
+  tradingUrl,
+  streamUrl: `${tradingUrl.replace(/^http/i, 'ws')}/stream`,
+});
+
+function brokersConfig(env: Env, options: LoadOptions): BrokersConfig {
+  const configured = key256(env, 'BROKER_CREDENTIALS_KEY');
+  const timeoutMs = integer(env, 'BROKER_TIMEOUT_MS', 5000, 100, 120_000);
+  const submitWindowMs = integer(env, 'BROKER_SUBMIT_WINDOW_MS', 120_000, 1000, 3_600_000);
+  if (submitWindowMs < timeoutMs) {
+    throw new ConfigError('BROKER_SUBMIT_WINDOW_MS', `must be at least BROKER_TIMEOUT_MS (${timeoutMs}), got ${submitWindowMs}`);
+  }
+  return {
+    credentialsKey: configured
+      ? { bytes: configured, derived: false }
+      : options.deriveBrokerKey
+        ? { bytes: derivedBrokerKey(), derived: true }
+        : undefined,
+    alpaca: {
+      paper: alpacaEndpoints(httpUrl(env, 'ALPACA_PAPER_URL', 'https://paper-api.alpaca.markets')),
+      live: alpacaEndpoints(httpUrl(env, 'ALPACA_LIVE_URL', 'https://api.alpaca.markets')),
+      dataUrl: httpUrl(env, 'ALPACA_DATA_URL', 'https://data.alpaca.markets'),
+      liveEnabled: flag(env, 'ALPACA_LIVE_ENABLED', false),
+    },
+    timeoutMs,
+    submitWindowMs,
+    reconcileIntervalMs: integer(env, 'BROKER_RECONCILE_INTERVAL_MS', 30_000, 1000, 86_400_000),
+  };
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function url(env: Env, name: string, fallback?: string): string | undefined {
-  const raw = env[name] || fallback;
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = new URL(raw);
-    if (!parsed.protocol) throw new Error();
-  } catch {
-    throw new ConfigError(name, `must be an absolute URL, got "${raw}"`);
-  }
-  return raw;
-}
-
-function decimal(env: Env, name: string, fallback: string): string {
-  const raw = env[name] || fallback;
-  if (!/^\d{1,13}(\.\d{1,2})?$/.test(raw)) throw new ConfigError(name, `must be an amount like 100000 or 2500.50, got "${raw}"`);
-  return raw;
-}
-
-/** A comma-separated list of web origins (scheme, host, port: no path), each in its serialised form. */
-function origins(env: Env, name: string): string[] {
-  const raw = env[name]?.trim();
-  if (!raw) return [];
-  return raw.split(',').map((entry) => {
-    const value = entry.trim();
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
-    } catch {
-      throw new ConfigError(name, `must be a comma-separated list of http:// or https:// origins, got "${value}"`);
-    }
-    if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || parsed.password) {
-      throw new ConfigError(name, `"${value}" is not an origin (scheme://host[:port], no path), did you mean "${parsed.origin}"?`);
-    }
-    return parsed.origin;
-  });
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A comma-separated list of durations (`5s,5m,30m,2h`), each a whole number with a unit (ms, s, m, h, d). */
-function durations(env: Env, name: string, fallback: string): number[] {
-  const raw = (env[name] || fallback).trim();
-  const parts = raw.split(',').map((part) => part.trim());
-  const values = parts.map((part) => {
-    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part);
-    if (!match) throw new ConfigError(name, `must be comma-separated durations such as 5s,5m,30m,2h (units ms, s, m, h, d), got "${part}"`);
-    return Number(match[1]) * UNITS[match[2]!]!;
-  });
-  if (values.length > 20) throw new ConfigError(name, 'may list at most 20 retries');
-  if (values.some((v) => v > 7 * UNITS.d!)) throw new ConfigError(name, 'a retry may wait at most 7 days');
-  return values;
-}
-
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
-}
 
 /** The Standard Webhooks retry schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const STANDARD_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-function secret(env: Env, name: string): string | undefined {
-  const raw = env[name];
-  if (!raw) return undefined;
-  if (raw.length < 32) throw new ConfigError(name, 'must be at least 32 characters (for example `openssl rand -base64 32`)');
-  return raw;
-}
-
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, options: LoadOptions = {}): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '0.0.0.0';
   const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`)!.replace(/\/+$/, '');
@@ -277,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
       deliver: flag(env, 'WEBHOOK_DELIVERY', true),
       thread: flag(env, 'WEBHOOK_THREAD', true),
     },
+    brokers: brokersConfig(env, options),
     assistant: assistantBaseUrl
       ? {
           baseUrl: assistantBaseUrl.replace(/\/+$/, ''),

@@ -40,6 +40,13 @@ describe('configuration from the environment', () => {
     ['COMPUTE_QUEUE_LENGTH', '-1', /whole number/],
     ['COMPUTE_QUEUE_LENGTH', '10001', /between 0 and 10000/],
     ['CPU_BUDGET_MS_PER_MINUTE', '0', /between 1 and/],
+    ['ALPACA_PAPER_URL', 'paper-api.alpaca.markets', /absolute URL/],
+    ['ALPACA_LIVE_URL', 'ftp://api.alpaca.markets', /http:\/\/ or https:\/\//],
+    ['ALPACA_DATA_URL', 'wss://data.alpaca.markets', /http:\/\/ or https:\/\//],
+    ['ALPACA_LIVE_ENABLED', 'yes', /true or false/],
+    ['BROKER_TIMEOUT_MS', '50', /between 100 and/],
+    ['BROKER_SUBMIT_WINDOW_MS', '4000', /at least BROKER_TIMEOUT_MS \(5000\)/],
+    ['BROKER_RECONCILE_INTERVAL_MS', 'often', /whole number/],
   ];
   for (const [variable, value, message] of bad) {
     it(`names ${variable} when it is ${JSON.stringify(value)}`, () => {
@@ -94,6 +101,20 @@ describe('configuration from the environment', () => {
       computeQueueLength: 0,
       cpuBudgetMsPerMinute: 500,
     });
+  });
+
+  it('connects brokers to Alpaca by default, paper only, each call bounded; the stream is /stream on the trading URL', () => {
+    const { alpaca, ...rest } = loadConfig({}).brokers;
+    expect(alpaca).to.deep.equal({
+      paper: { tradingUrl: 'https://paper-api.alpaca.markets', streamUrl: 'wss://paper-api.alpaca.markets/stream' },
+      live: { tradingUrl: 'https://api.alpaca.markets', streamUrl: 'wss://api.alpaca.markets/stream' },
+      dataUrl: 'https://data.alpaca.markets',
+      liveEnabled: false,
+    });
+    expect(rest).to.deep.equal({ credentialsKey: undefined, timeoutMs: 5000, submitWindowMs: 120_000, reconcileIntervalMs: 30_000 });
+    const local = loadConfig({ ALPACA_PAPER_URL: 'http://127.0.0.1:4010/', ALPACA_LIVE_ENABLED: 'true' }).brokers.alpaca;
+    expect(local.paper).to.deep.equal({ tradingUrl: 'http://127.0.0.1:4010', streamUrl: 'ws://127.0.0.1:4010/stream' });
+    expect(local.liveEnabled).to.equal(true);
   });
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
