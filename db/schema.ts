@@ -11,6 +11,7 @@ import type {
   SigningKeysTable,
   SolvedChallengesTable,
 } from './tables/access.js';
+import type { BrokerConnectionsTable } from './tables/brokers.js';
 import type {
   EventsTable,
   WebhookAttemptsTable,
@@ -60,6 +61,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   webhook_dispatch: WebhookDispatchTable;
   checklist_marks: ChecklistMarksTable;
+  broker_connections: BrokerConnectionsTable;
 }
 
 export type Order = Selectable<OrdersTable>;

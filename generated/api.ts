@@ -492,8 +492,10 @@ export interface paths {
         };
         /**
          * List brokers
-         * @description The broker catalogue. The built-in `paper` broker is `active` and executes approved orders; other
-         *     brokers are listed with their real capabilities and `not_configured` until an adapter is configured.
+         * @description The broker catalogue, as the caller's account sees it. The built-in `paper` broker is `active` and
+         *     executes approved orders; other brokers are listed with their real capabilities, `active` for the
+         *     broker the account is connected to (`alpaca`, connected on the dashboard's Broker page or with the
+         *     operator CLI) and `not_configured` otherwise.
          */
         get: operations["listBrokers"];
         put?: never;
@@ -2062,7 +2064,9 @@ export interface components {
             /** @description Display name. */
             name: string;
             /**
-             * @description `active` executes orders; `not_configured` is listed until an adapter is configured.
+             * @description As the caller's account sees it: `active` for the built-in `paper` broker and for a broker the
+             *     account is connected to (the dashboard's Broker page, or the operator CLI's `broker connect`);
+             *     `not_configured` for a broker the account is not connected to.
              * @enum {string}
              */
             status: "active" | "not_configured";

@@ -38,7 +38,7 @@ export type Query = {
   dailyReports?: Maybe<DailyReportList>;
   /** The generated daily report of a date. */
   dailyReport?: Maybe<DailyReport>;
-  /** The broker catalogue with each broker's capabilities. */
+  /** The broker catalogue with each broker's capabilities; `active` for the paper broker and the one the account is connected to. */
   brokers?: Maybe<BrokerList>;
   /** The kill switch in force for the account. */
   killSwitch?: Maybe<KillSwitch>;
@@ -206,6 +206,7 @@ export type IdeaMode =
   | 'invest_cash'
   | 'assistant';
 
+/** As the caller's account sees a broker: `active` (the paper broker, or connected), `not_configured` (not connected). */
 export type BrokerStatus =
   | 'active'
   | 'not_configured';

@@ -6,24 +6,42 @@ import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } from './demo.js';
 import { startServer } from './server.js';
+import { checkBrokerCredentialsKey } from './services/broker-connections.js';
 import { createServices, type Services } from './services/index.js';
 
 const demo = process.argv.includes('--demo');
 
+/** A configuration the service cannot start with: one line naming the variable, exit code 78 (EX_CONFIG). */
+function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(`Configuration error: ${error.message}`);
+    process.exit(78);
+  }
+  throw error;
+}
+
 function configOrExit(): Config {
   try {
-    // The demo delivers webhooks to receivers on this machine unless told otherwise.
+    // The demo delivers webhooks to receivers on this machine unless told otherwise, and derives a broker credentials
+    // key when none is set (a fixed one, which protects nothing: docs/brokers.md).
     return loadConfig(
       demo && process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === undefined
         ? { ...process.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }
         : process.env,
+      { deriveBrokerKey: demo },
     );
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(78);
-    }
-    throw error;
+    exitOnConfigError(error);
+  }
+}
+
+/** After the migrations: connected accounts' broker keys must open with the configured key, or the service does not start. */
+async function checkBrokerKey(config: Config, db: Db): Promise<void> {
+  try {
+    await checkBrokerCredentialsKey(db.kysely, config.brokers.credentialsKey);
+  } catch (error) {
+    await db.close();
+    exitOnConfigError(error);
   }
 }
 
@@ -63,7 +81,10 @@ function printDemo(config: Config, credentials: DemoCredentials, dashboardUrl: s
 
 /** One process serving the API: migrations, the demo seed when asked, then requests until a signal drains it. */
 async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): Promise<void> {
-  if (prepare) await migrateToLatest(db.kysely);
+  if (prepare) {
+    await migrateToLatest(db.kysely);
+    await checkBrokerKey(config, db);
+  }
   let credentials: DemoCredentials | undefined;
   const seed = prepare && demo ? async (services: Services) => (credentials = await seedDemo(services, config.dataDir)) : undefined;
   const running = await startServer(config, db, logger, { beforeListen: seed });
@@ -110,6 +131,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
 async function supervise(config: Config, logger: Logger): Promise<void> {
   const db = await open(config);
   await migrateToLatest(db.kysely);
+  await checkBrokerKey(config, db);
   const credentials = demo ? await seedDemo(await createServices(config, db), config.dataDir) : undefined;
   await db.close();
 

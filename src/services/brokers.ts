@@ -1,5 +1,6 @@
 import type { components } from '../../generated/api.js';
 import type { Actor } from '../auth/authorize.js';
+import type { BrokerConnections } from './broker-connections.js';
 import { decodeCursor, encodeCursor, DEFAULT_PAGE_SIZE, type Page, type PageRequest } from './pagination.js';
 
 type Broker = components['schemas']['Broker'];
@@ -24,7 +25,7 @@ export const PAPER_MARKETS: readonly string[] = PAPER.markets;
 
 /**
  * The catalogue. `paper` is built in and executes orders; the others are listed with the capabilities their
- * public documentation states, `not_configured` until an adapter and credentials exist.
+ * public documentation states, `not_configured` until the caller's account is connected to them.
  */
 export const BROKERS: readonly Broker[] = [
   PAPER,
@@ -59,11 +60,18 @@ export const BROKERS: readonly Broker[] = [
 ];
 
 export class BrokerService {
-  /** The catalogue in pages; the cursor is the offset of the next entry. */
-  list(_actor: Actor<'listBrokers'>, page: PageRequest): Page<Broker> {
+  constructor(private readonly connections: Pick<BrokerConnections, 'connectionOf'>) {}
+
+  /**
+   * The catalogue in pages, as the caller's account sees it: a broker the account is connected to is `active`; the
+   * cursor is the offset of the next entry.
+   */
+  async list(actor: Actor<'listBrokers'>, page: PageRequest): Promise<Page<Broker>> {
     const limit = page.limit ?? DEFAULT_PAGE_SIZE;
     const from = decodeCursor<number>(page.cursor, 'number', (n) => Number.isInteger(n) && n >= 0) ?? 0;
     const next = from + limit;
-    return { data: BROKERS.slice(from, next), next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
+    const connected = (await this.connections.connectionOf(actor.accountId))?.broker;
+    const data = BROKERS.slice(from, next).map((broker) => (broker.id === connected ? { ...broker, status: 'active' as const } : broker));
+    return { data, next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
   }
 }

@@ -11,6 +11,8 @@ import { CPU_POLICY, CPU_WINDOW_MS, CpuBudget } from '../compute/cpu-budget.js';
 import { ComputePool } from '../compute/pool.js';
 import { loadDocument } from '../document.js';
 import { MemoryWindowCounter, type WindowCounter } from '../counters/window-counters.js';
+import { realBrokers, type BrokerFactory } from '../brokers/connection.js';
+import { BrokerConnections } from './broker-connections.js';
 import { BrokerService } from './brokers.js';
 import { ChallengeService } from './challenges.js';
 import { EventService } from './events/service.js';
@@ -47,6 +49,8 @@ export interface Services {
   policies: PolicyService;
   portfolio: PortfolioService;
   brokers: BrokerService;
+  /** Accounts' connections to real brokers and their ports (signed-in humans and operators connect them). */
+  brokerConnections: BrokerConnections;
   ideas: IdeaService;
   orders: OrderService;
   killSwitch: KillSwitchService;
@@ -81,10 +85,12 @@ export interface Services {
   close(): Promise<void>;
 }
 
-/** What tests (or another deployment) may replace: the clock and the price source. */
+/** What tests (or another deployment) may replace: the clock, the price source and the brokers' adapters. */
 export interface ServiceOverrides {
   clock?: Clock;
   prices?: PriceSource;
+  /** Makes a connected account's broker port (default: the real adapters, `realBrokers`). */
+  brokerFactory?: BrokerFactory;
 }
 
 /**
@@ -131,6 +137,8 @@ export async function createServices(
   });
   const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
   const webhooks = new WebhookEndpoints(db.kysely, clock, config.webhooks.allowPrivateNetworks);
+  // One per process: it keeps each connected account's port between requests.
+  const brokerConnections = new BrokerConnections(db.kysely, clock, config.brokers, overrides.brokerFactory ?? realBrokers);
 
   const bind = (store: Store): Services => {
     const ctx: ServiceContext = { store, clock, prices, config };
@@ -138,7 +146,8 @@ export async function createServices(
       goals: new GoalService(compute, budget),
       policies: new PolicyService(ctx),
       portfolio: new PortfolioService(ctx),
-      brokers: new BrokerService(),
+      brokers: new BrokerService(brokerConnections),
+      brokerConnections,
       ideas: new IdeaService(ctx),
       orders: new OrderService(ctx),
       killSwitch: new KillSwitchService(ctx),

@@ -63,23 +63,27 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const database = await createTestDatabase(onQuery);
   const { socket, port } = await listeningSocket();
-  const config = loadConfig({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'silent',
-    BCRYPT_COST: '4',
-    DASHBOARD_PORT: '0',
-    // Suites send thousands of requests from one address; the limits have their own tests (rate-limits.test.ts).
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
-    TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
-    // cost each a start; the webhook thread is tested by webhooks-instances.test.ts and the process tests.
-    WEBHOOK_THREAD: 'false',
-    ...env,
-  });
+  const config = loadConfig(
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'silent',
+      BCRYPT_COST: '4',
+      DASHBOARD_PORT: '0',
+      // Suites send thousands of requests from one address; the limits have their own tests (rate-limits.test.ts).
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+      TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
+      TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
+      // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
+      // cost each a start; the webhook thread is tested by webhooks-instances.test.ts and the process tests.
+      WEBHOOK_THREAD: 'false',
+      ...env,
+    },
+    // Without BROKER_CREDENTIALS_KEY, broker secrets are sealed under the fixed derived key, as with --demo.
+    { deriveBrokerKey: true },
+  );
   const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides, apiSocket: socket });
   const url = config.baseUrl;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
