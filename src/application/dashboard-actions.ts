@@ -1,4 +1,5 @@
 import type { Actor, ActorOperation } from '../auth/authorize.js';
+import type { ConnectInput } from '../services/broker-connections.js';
 import type { Services } from '../services/index.js';
 import type { NewEndpoint } from '../services/webhooks/endpoints.js';
 
@@ -24,7 +25,7 @@ type Id = { id: string };
 
 /**
  * The one binding of the dashboard's own use cases, like `useCases` for the operations: what only a signed-in human
- * may do (`DASHBOARD_ACTIONS`: API clients, webhook endpoints, releasing the kill switch), and the views a page shows
+ * may do (`DASHBOARD_ACTIONS`: API clients, webhook endpoints, the broker connection, releasing the kill switch), and the views a page shows
  * beside an operation's answer, under that operation's authorization (who engaged the kill switch by name, the value
  * over time, which ideas came from the assistant, the first-hour checklist).
  */
@@ -48,6 +49,10 @@ export const dashboardActions = {
   retryDelivery: as('manageWebhooks', (s, actor, { id, delivery }: Id & { delivery: string }) =>
     s.webhooks.retry(own(actor), id, delivery),
   ),
+
+  brokerConnection: as('manageBroker', (s, actor, _: None) => s.brokerConnections.state(actor.accountId)),
+  connectBroker: as('manageBroker', (s, actor, input: ConnectInput) => s.brokerConnections.connect(actor.accountId, input)),
+  disconnectBroker: as('manageBroker', (s, actor, _: None) => s.brokerConnections.disconnect(actor.accountId)),
 
   namedKillSwitch: as('getKillSwitch', (s, actor, _: None) => s.killSwitchNames.state(actor)),
   killSwitchHistory: as('getKillSwitch', (s, actor, { limit }: { limit: number }) => s.killSwitchNames.history(actor, limit)),

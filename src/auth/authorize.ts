@@ -31,8 +31,8 @@ export type Caller =
 
 /**
  * What only a signed-in human may do, in the dashboard (the operator CLI does the same below the services, as an
- * operator): manage API credentials and webhook endpoints, and release the account's kill switch. No operation of the API maps to these,
- * and `authorize` grants them on no channel but `dashboard`.
+ * operator): manage API credentials, webhook endpoints and the broker connection, and release the account's kill
+ * switch. No operation of the API maps to these, and `authorize` grants them on no channel but `dashboard`.
  */
 export const DASHBOARD_ACTIONS = [
   'listClients',
@@ -41,6 +41,7 @@ export const DASHBOARD_ACTIONS = [
   'revokeClient',
   'releaseKillSwitch',
   'manageWebhooks',
+  'manageBroker',
 ] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 

@@ -13,6 +13,7 @@ import type { DashboardContext } from './context.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { authRoutes } from './pages/auth.js';
+import { brokerRoutes } from './pages/broker.js';
 import { developerRoutes } from './pages/developer.js';
 import { overviewRoutes } from './pages/overview.js';
 import { orderRoutes } from './pages/orders.js';
@@ -172,6 +173,7 @@ export function createDashboardApp({ config, services, pipeline, logger, apiUrl 
   app.use(developerRoutes(context));
   app.use(webhookRoutes(context));
   app.use(safetyRoutes(context));
+  app.use(brokerRoutes(context));
   app.use(policyRoutes(context));
 
   app.use((_req, res) =>

@@ -8,6 +8,7 @@ const SECTIONS = [
   { path: '/ideas', label: 'Ideas' },
   { path: '/policy', label: 'Policy' },
   { path: '/safety', label: 'Safety' },
+  { path: '/broker', label: 'Broker' },
   { path: '/developer', label: 'Developer' },
 ] as const;
 
