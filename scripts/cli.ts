@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from '../src/config.js';
 import { ClientInputError, ClientService, parseScopes } from '../src/services/clients.js';
 import { GLOBAL_SCOPE, engage, release } from '../src/services/kill-switch.js';
 import { contactMessages } from '../src/services/people.js';
+import { BROKER_OPTIONS, brokerCommands } from './cli-brokers.js';
 import { WEBHOOK_OPTIONS, webhookCommands } from './cli-webhooks.js';
 
 const PROGRAM = 'npm run cli --';
@@ -22,6 +23,7 @@ const OPTIONS = {
   name: { type: 'string' },
   reason: { type: 'string' },
   ...WEBHOOK_OPTIONS,
+  ...BROKER_OPTIONS,
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -34,6 +36,10 @@ type Values = {
   url?: string;
   events?: string;
   description?: string;
+  broker?: string;
+  'key-id'?: string;
+  'secret-key'?: string;
+  live: boolean;
   json: boolean;
 };
 
@@ -179,6 +185,7 @@ const COMMANDS: Command[] = [
     },
   },
   ...webhookCommands({ usage: (message) => new UsageError(message), print }),
+  ...brokerCommands({ usage: (message) => new UsageError(message), print }),
 ];
 
 function notFound(message: string): number {
