@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -190,6 +190,21 @@ describe('connecting an account to a broker (the service)', () => {
     await checkBrokerCredentialsKey(db, server.context.config.brokers.credentialsKey);
   });
 
+  it('keeps what an adapter’s own failure says (it could name the keys) out of the error it passes on', async () => {
+    const { accountId } = await server.account(['read']);
+    const leaky = new FakeBrokers();
+    const failing = new BrokerConnections(server.database.db.kysely, systemClock, server.context.config.brokers, (id, connection) => ({
+      ...leaky.factory(id, connection),
+      account: () => Promise.reject(new TypeError(`fetch failed with headers APCA-API-SECRET-KEY: ${connection.secretKey}`)),
+    }));
+    const failure = await failing
+      .connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false })
+      .catch((e: unknown) => e);
+    expect(failure).to.be.instanceOf(Error).and.not.be.instanceOf(ProblemError);
+    expect((failure as Error).message).to.equal('the Alpaca adapter failed while checking keys (TypeError)');
+    expect((failure as Error).cause).to.equal(undefined);
+  });
+
   it('GET /v1/brokers and GraphQL show alpaca active for the connected account only', async () => {
     const connected = await server.account(['read']);
     const other = await server.account(['read']);
@@ -211,5 +226,50 @@ describe('connecting an account to a broker (the service)', () => {
     const { stdout } = await promisify(execFile)(pgDump(), ['--data-only', server.database.url], { maxBuffer: 64 * 1024 * 1024 });
     expect(stdout).to.include(KEY_ID).and.include('PA3FAKE0001');
     expect(stdout).to.not.include(SECRET);
+  });
+});
+
+describe('starting the service with connected accounts (PostgreSQL)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({}, { brokerFactory: new FakeBrokers().add(KEY_ID, SECRET, 'PA3FAKE0001').factory });
+  });
+  after(() => server?.close());
+
+  /** src/main.ts on the test database, as production starts it (no --demo), until it exits or says it serves. */
+  function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: {
+          ...process.env,
+          PORT: '0',
+          DASHBOARD_PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          DATABASE_URL: server.database.url,
+          ...env,
+        },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('"msg":"serving"') && child.kill('SIGKILL'));
+      child.on('error', reject);
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+  }
+
+  it('refuses to start, in one line naming BROKER_CREDENTIALS_KEY, while an account is connected and no key (or another) is set', async function () {
+    this.timeout(60_000);
+    if (!server.database.url) this.skip();
+    const { accountId } = await server.account(['read']);
+    await server.services.brokerConnections.connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false });
+    const keyless = await start({ BROKER_CREDENTIALS_KEY: '' });
+    expect(keyless.code).to.equal(78);
+    expect(keyless.stderr).to.match(
+      /^Configuration error: BROKER_CREDENTIALS_KEY: is not set, and 1 account\(s\) are connected to a broker[^\n]*\n$/,
+    );
+    const other = await start({ BROKER_CREDENTIALS_KEY: 'ab'.repeat(32) });
+    expect(other.code).to.equal(78);
+    expect(other.stderr).to.match(/^Configuration error: BROKER_CREDENTIALS_KEY: does not open the secret keys/);
   });
 });
