@@ -894,6 +894,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.partially-filled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.partially_filled
+         * @description The broker executed some of the order's shares; the rest is still working. Sent again for each further
+         *     partial execution.
+         *     Sent to each enabled endpoint subscribed to `order.partially_filled`, signed as Standard Webhooks specifies
+         *     (see the Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         */
+        post: operations["orderPartiallyFilledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.filled": {
         parameters: {
             query?: never;
@@ -993,7 +1016,9 @@ export interface webhooks {
         put?: never;
         /**
          * order.expired
-         * @description The proposed order passed `expires_at` undecided. Recorded when a trigger or a daily report touches the order (no background job), dated when it expired.
+         * @description The proposed order passed `expires_at` undecided (recorded when a trigger or a daily report touches the order, no
+         *     background job, dated when it expired), or the broker expired a day order at the close (what already filled stays
+         *     filled).
          *     Sent to each enabled endpoint subscribed to `order.expired`, signed as Standard Webhooks specifies (see the
          *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
          */
@@ -1160,12 +1185,14 @@ export interface components {
          */
         Symbol: string;
         /**
-         * @description Order state. `proposed` awaits a decision; `submitted` is at the broker; `filled`, `rejected`,
-         *     `cancelled`, `blocked` (refused by the policy check or risk gate at approval) and `expired` are
+         * @description Order state. `proposed` awaits a decision; `submitted` is at the broker; `partially_filled` is at
+         *     the broker with some of its shares executed (`filled_quantity` of `quantity`); `filled`, `rejected`,
+         *     `cancelled`, `blocked` (refused by the policy check or risk gate at approval) and `expired` (a
+         *     proposed order not decided by `expires_at`, or a day order the broker expired at the close) are
          *     final. Transitions are listed in the Orders tag.
          * @enum {string}
          */
-        OrderStatus: "proposed" | "submitted" | "filled" | "rejected" | "cancelled" | "blocked" | "expired";
+        OrderStatus: "proposed" | "submitted" | "partially_filled" | "filled" | "rejected" | "cancelled" | "blocked" | "expired";
         /**
          * @description Buy or sell.
          * @enum {string}
@@ -2178,10 +2205,17 @@ export interface components {
              */
             notional: number;
             status: components["schemas"]["OrderStatus"];
-            /** @description Average execution price per share; null until filled. */
+            /** @description Average execution price per share of what executed so far; null before the first execution. The same value as `average_fill_price`, kept under this name for compatibility. */
             fill_price: number | null;
-            /** @description Shares executed, up to 6 decimals (0 until filled). */
+            /**
+             * @description Average execution price per share of what executed so far (across partial fills); null before the first execution. `fill_price` holds the same value and is kept for compatibility.
+             * @example 232.15
+             */
+            average_fill_price: number | null;
+            /** @description Shares executed so far, cumulative across partial fills, up to 6 decimals: 0 until the first execution, less than `quantity` while `partially_filled` (and in a `cancelled` or `expired` order that filled in part), `quantity` once `filled`. */
             filled_quantity: number;
+            /** @description Where the order was sent: the broker and its own record of the order. Null while the order was never sent (`proposed`, `blocked`, and orders rejected, cancelled or expired before submission). */
+            broker: components["schemas"]["OrderBroker"] | null;
             /**
              * Format: date-time
              * @description A `proposed` order not decided by this time (24 hours after creation) becomes `expired`.
@@ -2189,7 +2223,7 @@ export interface components {
             expires_at: string;
             /**
              * Format: date-time
-             * @description Execution time; null until filled.
+             * @description Time the order was filled completely; null until then (also while `partially_filled`).
              */
             filled_at: string | null;
             /** @description Each check that failed, in words, for a `blocked` order (as the approval's 422 listed them); else null. */
@@ -2206,6 +2240,34 @@ export interface components {
              * @description Time of the last transition.
              */
             updated_at: string;
+        };
+        /** @description The broker an order was sent to, and what the broker last said of it. An order the built-in paper broker took has `id` `paper` and no `order_id`. */
+        OrderBroker: {
+            /**
+             * @description The broker's id in the catalogue (`GET /v1/brokers`), such as `paper` or `alpaca`.
+             * @example alpaca
+             */
+            id: string;
+            /**
+             * @description The broker's own id of the order; null for the paper broker, or until the broker answered.
+             * @example 61e69015-8549-4bfd-b9c3-01e75843f47d
+             */
+            order_id: string | null;
+            /**
+             * @description The broker's status word for the order as it last said it (such as `accepted`, `partially_filled`, `filled`, `canceled`, `expired`); null until the broker answered. The order's own `status` is what to act on.
+             * @example accepted
+             */
+            status: string | null;
+            /**
+             * Format: date-time
+             * @description When the order was sent to the broker; null when that is not known.
+             */
+            submitted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the order waits at the broker for the market to open: the next open, when it can execute. Else null.
+             */
+            rests_until: string | null;
         };
         /** @description One state transition of an order. */
         OrderEvent: {
@@ -2416,7 +2478,7 @@ export interface components {
          * @description An event: a state change of the account, with the resource as its GET answered right after the
          *     change. `type` tells which; `data` is the resource of that type.
          */
-        Event: components["schemas"]["OrderProposedEvent"] | components["schemas"]["OrderSubmittedEvent"] | components["schemas"]["OrderFilledEvent"] | components["schemas"]["OrderRejectedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderBlockedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["IdeaGeneratedEvent"] | components["schemas"]["PolicyCreatedEvent"] | components["schemas"]["KillSwitchEngagedEvent"] | components["schemas"]["KillSwitchReleasedEvent"] | components["schemas"]["ReportGeneratedEvent"];
+        Event: components["schemas"]["OrderProposedEvent"] | components["schemas"]["OrderSubmittedEvent"] | components["schemas"]["OrderPartiallyFilledEvent"] | components["schemas"]["OrderFilledEvent"] | components["schemas"]["OrderRejectedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderBlockedEvent"] | components["schemas"]["OrderExpiredEvent"] | components["schemas"]["IdeaGeneratedEvent"] | components["schemas"]["PolicyCreatedEvent"] | components["schemas"]["KillSwitchEngagedEvent"] | components["schemas"]["KillSwitchReleasedEvent"] | components["schemas"]["ReportGeneratedEvent"];
         /** @description `order.proposed`: An idea proposed the order; it waits in `proposed` for a decision. */
         OrderProposedEvent: {
             /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
@@ -2444,6 +2506,24 @@ export interface components {
              * @enum {string}
              */
             type: "order.submitted";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            /** @description The account the event belongs to. */
+            account_id: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description `order.partially_filled`: The broker executed some of the order's shares (`filled_quantity` of `quantity`, at `average_fill_price` so far); the rest is still working. Sent again for each further partial execution. */
+        OrderPartiallyFilledEvent: {
+            /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
+            id: string;
+            /**
+             * @description Always `order.partially_filled`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.partially_filled";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -2489,7 +2569,7 @@ export interface components {
             account_id: string;
             data: components["schemas"]["Order"];
         };
-        /** @description `order.cancelled`: The order was cancelled (before or after submission). */
+        /** @description `order.cancelled`: The order was cancelled (before or after submission; at the broker, what already filled stays filled). */
         OrderCancelledEvent: {
             /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
             id: string;
@@ -2525,7 +2605,7 @@ export interface components {
             account_id: string;
             data: components["schemas"]["Order"];
         };
-        /** @description `order.expired`: The proposed order passed `expires_at` undecided. Recorded when a trigger or a daily report touches the order (no background job), dated when it expired. */
+        /** @description `order.expired`: The proposed order passed `expires_at` undecided (recorded when a trigger or a daily report touches the order, no background job, dated when it expired), or the broker expired a day order at the close (what already filled stays filled). */
         OrderExpiredEvent: {
             /** @description The event id (`evt_...`); webhooks send it as `webhook-id`. */
             id: string;
@@ -2654,6 +2734,20 @@ export interface components {
              * @constant
              */
             type: "order.submitted";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Order"];
+        };
+        /** @description The body of a `order.partially_filled` webhook delivery (Standard Webhooks payload). */
+        OrderPartiallyFilledEventPayload: {
+            /**
+             * @description Always `order.partially_filled`.
+             * @constant
+             */
+            type: "order.partially_filled";
             /**
              * Format: date-time
              * @description When the change happened.
@@ -3831,6 +3925,7 @@ export type SchemaGenerateIdeasResponse = components['schemas']['GenerateIdeasRe
 export type SchemaIdea = components['schemas']['Idea'];
 export type SchemaIdeaList = components['schemas']['IdeaList'];
 export type SchemaOrder = components['schemas']['Order'];
+export type SchemaOrderBroker = components['schemas']['OrderBroker'];
 export type SchemaOrderEvent = components['schemas']['OrderEvent'];
 export type SchemaEventActor = components['schemas']['EventActor'];
 export type SchemaOrderList = components['schemas']['OrderList'];
@@ -3848,6 +3943,7 @@ export type SchemaDailyReportList = components['schemas']['DailyReportList'];
 export type SchemaEvent = components['schemas']['Event'];
 export type SchemaOrderProposedEvent = components['schemas']['OrderProposedEvent'];
 export type SchemaOrderSubmittedEvent = components['schemas']['OrderSubmittedEvent'];
+export type SchemaOrderPartiallyFilledEvent = components['schemas']['OrderPartiallyFilledEvent'];
 export type SchemaOrderFilledEvent = components['schemas']['OrderFilledEvent'];
 export type SchemaOrderRejectedEvent = components['schemas']['OrderRejectedEvent'];
 export type SchemaOrderCancelledEvent = components['schemas']['OrderCancelledEvent'];
@@ -3860,6 +3956,7 @@ export type SchemaKillSwitchReleasedEvent = components['schemas']['KillSwitchRel
 export type SchemaReportGeneratedEvent = components['schemas']['ReportGeneratedEvent'];
 export type SchemaOrderProposedEventPayload = components['schemas']['OrderProposedEventPayload'];
 export type SchemaOrderSubmittedEventPayload = components['schemas']['OrderSubmittedEventPayload'];
+export type SchemaOrderPartiallyFilledEventPayload = components['schemas']['OrderPartiallyFilledEventPayload'];
 export type SchemaOrderFilledEventPayload = components['schemas']['OrderFilledEventPayload'];
 export type SchemaOrderRejectedEventPayload = components['schemas']['OrderRejectedEventPayload'];
 export type SchemaOrderCancelledEventPayload = components['schemas']['OrderCancelledEventPayload'];
@@ -5471,6 +5568,53 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderSubmittedEventPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; nothing in the body is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone; it is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderPartiallyFilledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`evt_...`), the same on every retry of the event; dedupe on it.
+                 * @example evt_01jc8f3ak2q4h0d9x7w2m5b6rt
+                 */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description When this attempt was sent, in seconds since the Unix epoch; refuse one more than 5 minutes away.
+                 * @example 1764172800
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the
+                 *     base64-decoded part of the endpoint's `whsec_` secret; after a rotation, for 24 hours, two
+                 *     signatures separated by a space (either verifying is enough).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderPartiallyFilledEventPayload"];
             };
         };
         responses: {

@@ -187,6 +187,7 @@ export type MutationEngageKillSwitchArgs = {
 export type OrderStatus =
   | 'proposed'
   | 'submitted'
+  | 'partially_filled'
   | 'filled'
   | 'rejected'
   | 'cancelled'
@@ -279,15 +280,27 @@ export type Order = {
   notional: Scalars['Float']['output'];
   status: OrderStatus;
   fill_price?: Maybe<Scalars['Float']['output']>;
+  average_fill_price?: Maybe<Scalars['Float']['output']>;
   filled_quantity: Scalars['Float']['output'];
+  broker?: Maybe<OrderBroker>;
   expires_at: Scalars['String']['output'];
   filled_at?: Maybe<Scalars['String']['output']>;
   /** Null unless blocked; a blocked order fails one or two checks in practice (twelve exist). */
   failed_checks?: Maybe<Array<FailedCheck>>;
-  /** One per transition: at most proposed, submitted and a final state. */
+  /** One per transition: proposed, submitted and a final state for most orders (each partial fill at a broker adds one). */
   events: Array<OrderEvent>;
   created_at: Scalars['String']['output'];
   updated_at: Scalars['String']['output'];
+};
+
+/** Where an order was sent: the broker's id (`paper`, `alpaca`), its own id and status word for the order. */
+export type OrderBroker = {
+  __typename?: 'OrderBroker';
+  id: Scalars['String']['output'];
+  order_id?: Maybe<Scalars['String']['output']>;
+  status?: Maybe<Scalars['String']['output']>;
+  submitted_at?: Maybe<Scalars['String']['output']>;
+  rests_until?: Maybe<Scalars['String']['output']>;
 };
 
 export type OrderEvent = {
@@ -652,7 +665,7 @@ export type EngageKillSwitchRequest = {
  * An event: a state change with the resource as its GET answered right after it. `type` (or `__typename`) tells
  * which; the members are the same in each.
  */
-export type Event = OrderProposedEvent | OrderSubmittedEvent | OrderFilledEvent | OrderRejectedEvent | OrderCancelledEvent | OrderBlockedEvent | OrderExpiredEvent | IdeaGeneratedEvent | PolicyCreatedEvent | KillSwitchEngagedEvent | KillSwitchReleasedEvent | ReportGeneratedEvent;
+export type Event = OrderProposedEvent | OrderSubmittedEvent | OrderPartiallyFilledEvent | OrderFilledEvent | OrderRejectedEvent | OrderCancelledEvent | OrderBlockedEvent | OrderExpiredEvent | IdeaGeneratedEvent | PolicyCreatedEvent | KillSwitchEngagedEvent | KillSwitchReleasedEvent | ReportGeneratedEvent;
 
 /** `order.proposed` */
 export type OrderProposedEvent = {
@@ -670,6 +683,17 @@ export type OrderSubmittedEvent = {
   __typename?: 'OrderSubmittedEvent';
   id: Scalars['ID']['output'];
   /** Always `order.submitted`. */
+  type: Scalars['String']['output'];
+  timestamp: Scalars['String']['output'];
+  account_id: Scalars['ID']['output'];
+  data: Order;
+};
+
+/** `order.partially_filled` */
+export type OrderPartiallyFilledEvent = {
+  __typename?: 'OrderPartiallyFilledEvent';
+  id: Scalars['ID']['output'];
+  /** Always `order.partially_filled`. */
   type: Scalars['String']['output'];
   timestamp: Scalars['String']['output'];
   account_id: Scalars['ID']['output'];
@@ -876,6 +900,7 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = {
   Event:
     | ( OrderProposedEvent )
     | ( OrderSubmittedEvent )
+    | ( OrderPartiallyFilledEvent )
     | ( OrderFilledEvent )
     | ( OrderRejectedEvent )
     | ( OrderCancelledEvent )
@@ -912,6 +937,7 @@ export type ResolversTypes = {
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Holding: ResolverTypeWrapper<Holding>;
   Order: ResolverTypeWrapper<Order>;
+  OrderBroker: ResolverTypeWrapper<OrderBroker>;
   OrderEvent: ResolverTypeWrapper<OrderEvent>;
   EventActor: ResolverTypeWrapper<EventActor>;
   EventActorKind: EventActorKind;
@@ -957,6 +983,7 @@ export type ResolversTypes = {
   Event: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['Event']>;
   OrderProposedEvent: ResolverTypeWrapper<OrderProposedEvent>;
   OrderSubmittedEvent: ResolverTypeWrapper<OrderSubmittedEvent>;
+  OrderPartiallyFilledEvent: ResolverTypeWrapper<OrderPartiallyFilledEvent>;
   OrderFilledEvent: ResolverTypeWrapper<OrderFilledEvent>;
   OrderRejectedEvent: ResolverTypeWrapper<OrderRejectedEvent>;
   OrderCancelledEvent: ResolverTypeWrapper<OrderCancelledEvent>;
@@ -982,6 +1009,7 @@ export type ResolversParentTypes = {
   Float: Scalars['Float']['output'];
   Holding: Holding;
   Order: Order;
+  OrderBroker: OrderBroker;
   OrderEvent: OrderEvent;
   EventActor: EventActor;
   OrderList: OrderList;
@@ -1025,6 +1053,7 @@ export type ResolversParentTypes = {
   Event: ResolversUnionTypes<ResolversParentTypes>['Event'];
   OrderProposedEvent: OrderProposedEvent;
   OrderSubmittedEvent: OrderSubmittedEvent;
+  OrderPartiallyFilledEvent: OrderPartiallyFilledEvent;
   OrderFilledEvent: OrderFilledEvent;
   OrderRejectedEvent: OrderRejectedEvent;
   OrderCancelledEvent: OrderCancelledEvent;
@@ -1120,13 +1149,23 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   fill_price?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  average_fill_price?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   filled_quantity?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  broker?: Resolver<Maybe<ResolversTypes['OrderBroker']>, ParentType, ContextType>;
   expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   filled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failed_checks?: Resolver<Maybe<Array<ResolversTypes['FailedCheck']>>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type OrderBrokerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderBroker'] = ResolversParentTypes['OrderBroker']> = {
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  order_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  submitted_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rests_until?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = {
@@ -1363,7 +1402,7 @@ export type GoalFeasibilityResultResolvers<ContextType = GraphQLContext, ParentT
 };
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
-  __resolveType: TypeResolveFn<'OrderProposedEvent' | 'OrderSubmittedEvent' | 'OrderFilledEvent' | 'OrderRejectedEvent' | 'OrderCancelledEvent' | 'OrderBlockedEvent' | 'OrderExpiredEvent' | 'IdeaGeneratedEvent' | 'PolicyCreatedEvent' | 'KillSwitchEngagedEvent' | 'KillSwitchReleasedEvent' | 'ReportGeneratedEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'OrderProposedEvent' | 'OrderSubmittedEvent' | 'OrderPartiallyFilledEvent' | 'OrderFilledEvent' | 'OrderRejectedEvent' | 'OrderCancelledEvent' | 'OrderBlockedEvent' | 'OrderExpiredEvent' | 'IdeaGeneratedEvent' | 'PolicyCreatedEvent' | 'KillSwitchEngagedEvent' | 'KillSwitchReleasedEvent' | 'ReportGeneratedEvent', ParentType, ContextType>;
 };
 
 export type OrderProposedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderProposedEvent'] = ResolversParentTypes['OrderProposedEvent']> = {
@@ -1376,6 +1415,15 @@ export type OrderProposedEventResolvers<ContextType = GraphQLContext, ParentType
 };
 
 export type OrderSubmittedEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderSubmittedEvent'] = ResolversParentTypes['OrderSubmittedEvent']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrderPartiallyFilledEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderPartiallyFilledEvent'] = ResolversParentTypes['OrderPartiallyFilledEvent']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timestamp?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1487,6 +1535,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Portfolio?: PortfolioResolvers<ContextType>;
   Holding?: HoldingResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
+  OrderBroker?: OrderBrokerResolvers<ContextType>;
   OrderEvent?: OrderEventResolvers<ContextType>;
   EventActor?: EventActorResolvers<ContextType>;
   OrderList?: OrderListResolvers<ContextType>;
@@ -1518,6 +1567,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Event?: EventResolvers<ContextType>;
   OrderProposedEvent?: OrderProposedEventResolvers<ContextType>;
   OrderSubmittedEvent?: OrderSubmittedEventResolvers<ContextType>;
+  OrderPartiallyFilledEvent?: OrderPartiallyFilledEventResolvers<ContextType>;
   OrderFilledEvent?: OrderFilledEventResolvers<ContextType>;
   OrderRejectedEvent?: OrderRejectedEventResolvers<ContextType>;
   OrderCancelledEvent?: OrderCancelledEventResolvers<ContextType>;

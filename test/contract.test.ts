@@ -6,6 +6,9 @@ import { useCases } from '../src/application/use-cases.js';
 import { problemTypes } from '../generated/problem-types.js';
 import { anchoredIn, resolved } from '../src/contract/refs.js';
 import { loadDocument } from '../src/document.js';
+import { createGraphQLSchema } from '../src/graphql/schema.js';
+import { EVENT_TYPES } from '../src/services/events/outbox.js';
+import { ALLOWED_TRIGGERS } from '../src/services/orders/views.js';
 import { MARKETS, supportedMarkets } from '../src/services/markets.js';
 import { LIMIT_BOUNDS } from '../src/services/policy-limits.js';
 
@@ -151,6 +154,66 @@ describe('the contract and the code agree', () => {
         }
       }
       expect(count).to.be.greaterThan(10);
+    });
+  });
+
+  describe('order states and event types: the code knows what the contract declares', () => {
+    /** The Orders tag's transition table: one row per `| from | trigger | condition | to | effects |`. */
+    const transitions = () =>
+      String(document.tags.find((t: { name: string }) => t.name === 'Orders').description)
+        .split('\n')
+        .filter((line) => line.startsWith('| ') && !line.startsWith('| from |'))
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .map(([, from, trigger, , to]) => ({ from: from!.split(', '), trigger: trigger!, to: to! }));
+
+    it('OrderStatus is the states the code knows, partially_filled among them, each with the triggers the Orders tag gives it', () => {
+      const states = document.components.schemas.OrderStatus.enum as string[];
+      expect(states).to.deep.equal(Object.keys(ALLOWED_TRIGGERS));
+      expect(states).to.include('partially_filled');
+      const documented = new Map(states.map((state) => [state, [] as string[]]));
+      for (const row of transitions().filter((r) => ['approve', 'reject', 'cancel'].includes(r.trigger)))
+        for (const from of row.from) if (!documented.get(from)!.includes(row.trigger)) documented.get(from)!.push(row.trigger);
+      expect(Object.fromEntries(documented)).to.deep.equal(ALLOWED_TRIGGERS);
+    });
+
+    it('the Orders tag lists what a broker does to a submitted or partially filled order', () => {
+      const rows = transitions();
+      const documented = (from: string, to: string) =>
+        rows.some((r) => r.from.includes(from) && r.to === to && !/^(approve|reject|cancel)$/.test(r.trigger));
+      const broker = [
+        ['submitted', 'partially_filled'],
+        ['partially_filled', 'partially_filled'],
+        ['submitted', 'filled'],
+        ['partially_filled', 'filled'],
+        ['submitted', 'cancelled'],
+        ['partially_filled', 'cancelled'],
+        ['submitted', 'expired'],
+        ['partially_filled', 'expired'],
+        ['submitted', 'rejected'],
+      ];
+      for (const [from, to] of broker) expect(documented(from!, to!), `${from} → ${to}`).to.equal(true);
+    });
+
+    it('every event type the outbox writes (order.partially_filled among them) is a webhook, an Event, a feed filter and a GraphQL Event', () => {
+      expect(EVENT_TYPES).to.include('order.partially_filled');
+      const webhooks = Object.values(document.webhooks as Record<string, any>).map((w) => w.post);
+      const event = document.components.schemas.Event;
+      const constOf = (schema: any) => resolve(schema).properties.type.const as string;
+      const filter = new RegExp(document.components.parameters.EventTypeQuery.schema.pattern);
+      const graphqlMembers = (createGraphQLSchema().getType('Event') as any).getTypes().map((t: { name: string }) => t.name);
+      for (const type of EVENT_TYPES) {
+        const webhook = webhooks.find((w) => w.summary === type);
+        expect(webhook, `the webhook of ${type}`).to.not.equal(undefined);
+        expect(constOf(webhook.requestBody.content['application/json'].schema), `the payload of ${type}`).to.equal(type);
+        const member = event.discriminator.mapping[type];
+        expect(member, `Event's mapping of ${type}`).to.be.a('string');
+        expect(event.oneOf.map((m: any) => m.$ref)).to.include(member);
+        expect(constOf({ $ref: member }), `the Event member of ${type}`).to.equal(type);
+        expect(filter.test(type), `?type=${type}`).to.equal(true);
+        expect(graphqlMembers, `GraphQL's Event member for ${type}`).to.include(member.split('/').pop());
+      }
+      expect(Object.keys(event.discriminator.mapping)).to.deep.equal([...EVENT_TYPES]);
+      expect(graphqlMembers).to.have.length(EVENT_TYPES.length);
     });
   });
 });

@@ -52,12 +52,23 @@ export interface OrdersTable {
   order_type: 'market' | 'limit';
   limit_price: Numeric | null;
   notional: Numeric;
-  status: 'proposed' | 'submitted' | 'filled' | 'rejected' | 'cancelled' | 'blocked' | 'expired';
+  status: 'proposed' | 'submitted' | 'partially_filled' | 'filled' | 'rejected' | 'cancelled' | 'blocked' | 'expired';
+  /** The average price of what executed so far (the contract's `average_fill_price` and `fill_price`). */
   fill_price: Numeric | null;
+  /** Cumulative across partial fills. */
   filled_quantity: ColumnType<string, string | number | undefined, string | number>;
   failed_checks: Json<{ check: string; message: string }[]> | null;
   expires_at: Timestamp;
   filled_at: Timestamp | null;
+  /** Where the order was sent (db/migrations/20261201T0900-order-broker.ts): the catalogue's broker id; null while never sent. */
+  broker_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The broker's own id of the order. */
+  broker_order_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The broker's status word as it last said it (`accepted`, `partially_filled`, ...). */
+  broker_status: ColumnType<string | null, string | null | undefined, string | null>;
+  broker_submitted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The next open, while the order waits at the broker for the market to open. */
+  rests_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

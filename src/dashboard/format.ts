@@ -17,6 +17,9 @@ const percentFormat = new Intl.NumberFormat('en-US', { style: 'percent', minimum
 /** A weight (0.6) as a person reads it (60.0%). */
 export const percent = (weight: number) => percentFormat.format(weight);
 
+/** An order's state as a person reads it (`partially_filled` → partially filled). */
+export const stateLabel = (state: string) => state.replace(/_/g, ' ');
+
 /** A time as `2026-11-26 14:05 UTC`, machine-readable in `datetime`. */
 export function at(iso: string | null | undefined): Html | string {
   if (!iso) return '—';

@@ -1,5 +1,5 @@
 import type { Order } from '../services/orders/views.js';
-import { actorLabel, at, failedChecks, moneyFormat, quantity } from './format.js';
+import { actorLabel, at, failedChecks, moneyFormat, quantity, stateLabel } from './format.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './layout.js';
 import type { Visitor } from './visitor.js';
@@ -28,6 +28,34 @@ export function decider(order: Order): Html | string {
   return actorLabel(event.actor);
 }
 
+/** The order's state as a badge (its class for the colour, its words for people). */
+export const statusBadge = (status: Order['status']): Html => html`<span class="status status-${status}">${stateLabel(status)}</span>`;
+
+/** What executed so far: `3 of 10 at USD 231.40`; null before the first execution. */
+export function executed(order: Order, money: (amount: number) => string): string | null {
+  if (order.average_fill_price === null) return null;
+  return `${quantity(order.filled_quantity)} of ${quantity(order.quantity)} at ${money(order.average_fill_price)}`;
+}
+
+const BROKER_NAMES: Record<string, string> = { paper: 'the paper broker', alpaca: 'Alpaca' };
+
+/**
+ * Where the order was sent, in words: `Sent to Alpaca, order <id>, accepted`, and while it waits for the market to
+ * open, when that is. Null for an order never sent.
+ */
+export function brokerLine(order: Order): Html | null {
+  const broker = order.broker;
+  if (!broker) return null;
+  const sent = [`Sent to ${BROKER_NAMES[broker.id] ?? broker.id}`, broker.order_id && `order ${broker.order_id}`, broker.status]
+    .filter(Boolean)
+    .join(', ');
+  const waiting =
+    broker.rests_until && order.status === 'submitted'
+      ? html`. Waiting at the broker for the market to open at ${at(broker.rests_until)}`
+      : '';
+  return html`${sent}${waiting}`;
+}
+
 /** Approve, and Reject with an optional reason, for a proposed order; `back` is where the browser returns. */
 export function decisionForms(visitor: Visitor, order: Order, back: string): Html | '' {
   if (order.status !== 'proposed') return '';
@@ -48,11 +76,17 @@ export function ordersTable(
 ): Html {
   const money = moneyFormat(orders[0]?.currency ?? 'USD');
   const row = (o: Order) => {
-    const price = o.status === 'filled' && o.fill_price !== null ? html` at ${money(o.fill_price)}` : '';
+    const done = executed(o, money);
+    const price =
+      o.status === 'filled' && o.average_fill_price !== null
+        ? html` at ${money(o.average_fill_price)}`
+        : o.status === 'partially_filled' && done
+          ? html`: ${done}`
+          : '';
     return html`<tr><td data-label="Order"><a href="/orders/${o.id}"><code>${o.id}</code></a></td><td data-label="Created">${at(o.created_at)}</td>
 <td data-label="Symbol">${o.symbol}</td><td data-label="Side">${o.side}</td><td data-label="Quantity">${quantity(o.quantity)}</td>
 <td data-label="Notional">${money(o.notional)}</td>
-<td data-label="Status"><span class="status status-${o.status}">${o.status}</span>${price}${failedChecks(o.failed_checks)}</td>
+<td data-label="Status">${statusBadge(o.status)}${price}${failedChecks(o.failed_checks)}</td>
 <td data-label="Proposed by">${proposer(o, options.modes)}</td><td data-label="Decided by">${decider(o)}</td>
 <td data-label="Decision">${decisionForms(visitor, o, options.back) || '—'}</td></tr>`;
   };
@@ -66,7 +100,7 @@ export function ordersTable(
 /** Every transition of the order, who caused it and why. */
 export function eventsTable(order: Order): Html {
   const row = (e: OrderEvent) => html`<tr><td data-label="When">${at(e.at)}</td>
-<td data-label="Change">${e.from ? html`${e.from} → ${e.to}` : html`created as ${e.to}`}</td>
+<td data-label="Change">${e.from ? html`${stateLabel(e.from)} → ${stateLabel(e.to)}` : html`created as ${stateLabel(e.to)}`}</td>
 <td data-label="By">${actorLabel(e.actor)}</td><td data-label="Reason">${e.reason ?? '—'}</td></tr>`;
   return html`<table class="cards"><caption>Events (oldest first)</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>

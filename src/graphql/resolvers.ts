@@ -17,6 +17,7 @@ const SUGGESTION_TYPES = {
 const EVENT_TYPES: Record<string, string> = {
   'order.proposed': 'OrderProposedEvent',
   'order.submitted': 'OrderSubmittedEvent',
+  'order.partially_filled': 'OrderPartiallyFilledEvent',
   'order.filled': 'OrderFilledEvent',
   'order.rejected': 'OrderRejectedEvent',
   'order.cancelled': 'OrderCancelledEvent',

@@ -64,7 +64,14 @@ describe('events: every change in the transaction that makes it, and a feed at G
     expect(of('order.filled')[0].data).to.deep.equal(filled.body);
     expect(of('order.filled')[0].data).to.deep.equal((await server.api.get(`/v1/orders/${first.id}`, { token: account.token })).body);
     // The submission's event shows the order as it was between the two steps.
-    expect(of('order.submitted')[0].data).to.include({ id: first.id, status: 'submitted', fill_price: null, filled_quantity: 0 });
+    expect(of('order.submitted')[0].data).to.include({
+      id: first.id,
+      status: 'submitted',
+      fill_price: null,
+      average_fill_price: null,
+      filled_quantity: 0,
+    });
+    expect(of('order.submitted')[0].data.broker).to.include({ id: 'paper', status: 'accepted' });
     expect(of('order.submitted')[0].data.events.map((e: any) => e.to)).to.deep.equal(['proposed', 'submitted']);
     expect(of('order.rejected')[0].data).to.deep.equal(rejected.body);
     expect(of('kill_switch.engaged')[0].data).to.deep.equal(engaged.body);

@@ -25,6 +25,14 @@ describe('orders: the state machine, the policy check, reading orders', () => {
       expect(filled.events[1].client_id).to.equal(clientId);
       const expectedPrice = prices.quote('VTI', clock.now()).price.toNumber();
       expect(filled.fill_price).to.equal(expectedPrice);
+      expect(filled.average_fill_price).to.equal(expectedPrice);
+      expect(filled.broker).to.deep.equal({
+        id: 'paper',
+        order_id: null,
+        status: 'filled',
+        submitted_at: filled.events[1].at,
+        rests_until: null,
+      });
       const portfolio = (await server.api.get('/v1/portfolio?market=US', { token })).body;
       const notional = Math.round(10.5 * expectedPrice * 100) / 100;
       expect(portfolio.cash).to.equal(Math.round((100000 - notional) * 100) / 100);

@@ -93,8 +93,11 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
       expect(references(tool.inputSchema).concat(references(tool.outputSchema)), name).to.deep.equal([]);
     }
     const order = tools.get('approveOrder')!.outputSchema!;
-    expect(order.properties).to.include.keys('id', 'status', 'events', 'fill_price');
-    expect((order.properties!.status as { enum: string[] }).enum).to.include('filled');
+    expect(order.properties).to.include.keys('id', 'status', 'events', 'fill_price', 'average_fill_price', 'filled_quantity', 'broker');
+    expect((order.properties!.status as { enum: string[] }).enum)
+      .to.include('filled')
+      .and.include('partially_filled');
+    expect(order.required).to.include('average_fill_price').and.include('broker');
   });
 
   it('annotates honestly: reads are read-only, approve/reject/cancel destructive, repeat-safe writes idempotent, the world closed', () => {

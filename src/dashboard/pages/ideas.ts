@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Idea } from '../../services/ideas/views.js';
 import type { DashboardContext } from '../context.js';
-import { at } from '../format.js';
+import { at, stateLabel } from '../format.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
 import { decisionNotice } from './orders.js';
@@ -19,7 +19,7 @@ const MODES: Record<string, string> = { invest_cash: 'Invest idle cash', rebalan
 function counts(idea: Idea): string {
   const by = new Map<string, number>();
   for (const o of idea.orders) by.set(o.status, (by.get(o.status) ?? 0) + 1);
-  return [...by].map(([status, n]) => `${n} ${status}`).join(', ') || 'no orders';
+  return [...by].map(([status, n]) => `${n} ${stateLabel(status)}`).join(', ') || 'no orders';
 }
 
 function batchForms(visitor: Visitor, idea: Idea): Html | '' {
@@ -36,10 +36,10 @@ function batchForms(visitor: Visitor, idea: Idea): Html | '' {
 
 /** What a batch did, from a fixed set of counters (in the address after a redirect). */
 function batchNotice(tally: Record<string, unknown>): string | null {
-  const parts = (['filled', 'submitted', 'rejected', 'blocked', 'refused'] as const)
+  const parts = (['filled', 'partially_filled', 'submitted', 'rejected', 'blocked', 'refused'] as const)
     .map((k) => [k, Number(tally[k] ?? 0)] as const)
     .filter(([, n]) => Number.isInteger(n) && n > 0 && n <= 1000)
-    .map(([k, n]) => `${n} ${k}`);
+    .map(([k, n]) => `${n} ${stateLabel(k)}`);
   return parts.length ? `Done: ${parts.join(', ')}.` : null;
 }
 

@@ -1,10 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { components } from '../../../generated/api.js';
 import type { DashboardContext } from '../context.js';
-import { at, failedChecks, moneyFormat, quantity } from '../format.js';
+import { at, failedChecks, moneyFormat, quantity, stateLabel } from '../format.js';
 import { html, type Html } from '../html.js';
 import { page, type PageOptions } from '../layout.js';
-import { decider, decisionForms, eventsTable, ordersTable, proposer } from '../orders-view.js';
+import { brokerLine, decider, decisionForms, eventsTable, executed, ordersTable, proposer, statusBadge } from '../orders-view.js';
 import { callsOf } from '../channel.js';
 import { decide, reasonOf } from '../decisions.js';
 import { must } from '../present.js';
@@ -13,7 +13,7 @@ import { visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 type OrderStatus = components['schemas']['OrderStatus'];
-const STATUSES: OrderStatus[] = ['proposed', 'submitted', 'filled', 'blocked', 'rejected', 'cancelled', 'expired'];
+const STATUSES: OrderStatus[] = ['proposed', 'submitted', 'partially_filled', 'filled', 'blocked', 'rejected', 'cancelled', 'expired'];
 const PAGE_SIZE = 20;
 
 /** Where a decision form sends the browser back to: a path of this dashboard, never another site. */
@@ -26,6 +26,7 @@ export function backTo(req: Request, fallback: string): string {
 const NOTICES: Record<string, string> = {
   filled: 'approved and filled by the paper broker',
   submitted: 'approved and submitted: it rests at the broker until its limit price is reached',
+  partially_filled: 'approved and submitted: the broker has filled part of it so far',
   rejected: 'rejected',
 };
 export function decisionNotice(req: Request): string | null {
@@ -60,7 +61,7 @@ export function orderRoutes(_context: DashboardContext): Router {
     const modes = must(await calls.action('ideaModes', { ids: list.data.map((o) => o.idea_id) }));
     const here = `/orders${status ? `?status=${status}` : ''}`;
     const filter = (s: OrderStatus) =>
-      html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${s}</a></li>`;
+      html`<li><a href="/orders?status=${s}"${s === status ? html` aria-current="page"` : ''}>${stateLabel(s)}</a></li>`;
     const filters = html`<nav aria-label="Filter by status" class="filters"><ul>
 <li><a href="/orders"${status ? '' : html` aria-current="page"`}>All</a></li>${STATUSES.map(filter)}</ul></nav>`;
     const newest = cursor ? html`<a href="${here}">Newest</a>` : '';
@@ -68,9 +69,9 @@ export function orderRoutes(_context: DashboardContext): Router {
       ? html`<a href="/orders?${status ? `status=${status}&` : ''}cursor=${encodeURIComponent(list.next_cursor)}">Older orders</a>`
       : '';
     const pager = html`<nav aria-label="Pages" class="pager">${newest}${older}</nav>`;
-    const caption = `${status ? `${status[0]!.toUpperCase()}${status.slice(1)} orders` : 'Orders'} (newest first)`;
+    const caption = `${status ? `${status[0]!.toUpperCase()}${stateLabel(status.slice(1))} orders` : 'Orders'} (newest first)`;
     const none = status
-      ? `No ${status} orders.`
+      ? `No ${stateLabel(status)} orders.`
       : 'No orders yet. Orders appear here when one of your API clients (or its assistant) generates ideas.';
     const body = list.data.length
       ? html`${filters}${ordersTable(visitor, list.data, { caption, back: here, modes })}${pager}`
@@ -94,8 +95,10 @@ export function orderRoutes(_context: DashboardContext): Router {
     const order = found.value;
     const modes = must(await calls.action('ideaModes', { ids: [order.idea_id] }));
     const money = moneyFormat(order.currency);
+    const filled = executed(order, money);
+    const broker = brokerLine(order);
     const summary: [string, Html | string][] = [
-      ['Status', html`<span class="status status-${order.status}">${order.status}</span>`],
+      ['Status', statusBadge(order.status)],
       ['Symbol', `${order.symbol} (${order.market})`],
       ['Side', order.side],
       ['Quantity', quantity(order.quantity)],
@@ -106,9 +109,8 @@ export function orderRoutes(_context: DashboardContext): Router {
       ['Decided by', decider(order)],
       ['Created', at(order.created_at)],
       [order.status === 'proposed' ? 'Expires' : 'Last change', at(order.status === 'proposed' ? order.expires_at : order.updated_at)],
-      ...(order.fill_price !== null
-        ? ([['Filled', html`${quantity(order.filled_quantity)} at ${money(order.fill_price)}, ${at(order.filled_at)}`]] as [string, Html][])
-        : []),
+      ...(filled ? ([['Filled', html`${filled}${order.filled_at ? html`, ${at(order.filled_at)}` : ''}`]] as [string, Html][]) : []),
+      ...(broker ? ([['Broker', broker]] as [string, Html][]) : []),
     ];
     const blocked = order.failed_checks?.length
       ? html`<section aria-labelledby="checks-heading"><h2 id="checks-heading">Why it was blocked</h2>${failedChecks(order.failed_checks)}</section>`

@@ -7,6 +7,7 @@ import type { Queryable } from '../store.js';
 export const EVENT_TYPES = [
   'order.proposed',
   'order.submitted',
+  'order.partially_filled',
   'order.filled',
   'order.rejected',
   'order.cancelled',

@@ -83,7 +83,18 @@ export async function storeIdea(
   }));
   const views = orders.map((o) =>
     orderView(
-      { ...o, fill_price: null, filled_quantity: '0', failed_checks: null, filled_at: null },
+      {
+        ...o,
+        fill_price: null,
+        filled_quantity: '0',
+        failed_checks: null,
+        filled_at: null,
+        broker_id: null,
+        broker_order_id: null,
+        broker_status: null,
+        broker_submitted_at: null,
+        rests_until: null,
+      },
       [
         {
           from: null,

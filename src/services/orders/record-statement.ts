@@ -4,8 +4,24 @@ import { sql, type Transaction } from 'kysely';
 import { CompiledOnce } from '../../../db/compiled-query.js';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 
-/** What a step sets on the order besides its state: a fill's price, quantity and time. */
-export type Fields = Partial<Pick<OrderRow, 'fill_price' | 'filled_quantity' | 'filled_at'>>;
+/**
+ * What a step sets on the order besides its state: a fill's average price, cumulative quantity and time, and where the
+ * order was sent with what the broker last said of it (record() names the paper broker when a step submits an order
+ * without naming one).
+ */
+export type Fields = Partial<
+  Pick<
+    OrderRow,
+    | 'fill_price'
+    | 'filled_quantity'
+    | 'filled_at'
+    | 'broker_id'
+    | 'broker_order_id'
+    | 'broker_status'
+    | 'broker_submitted_at'
+    | 'rests_until'
+  >
+>;
 
 /** The values record() writes: the order's, one set per event, and a fill's (named, so its query compiles once per shape). */
 export type RecordValues = Record<string, unknown>;

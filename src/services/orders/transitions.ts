@@ -6,7 +6,7 @@ import { dayOf, startOfUtcDay } from '../ledger.js';
 import { dec, type Dec } from '../money.js';
 import { eventRows, type EventType } from '../events/outbox.js';
 import { recordQuery, type Fields, type RecordValues } from './record-statement.js';
-import { ALLOWED_TRIGGERS, eventView, orderView, type Order } from './views.js';
+import { ALLOWED_TRIGGERS, eventView, orderView, PAPER_STATUS, type Order } from './views.js';
 
 export type Trigger = 'approve' | 'reject' | 'cancel';
 
@@ -69,18 +69,39 @@ function orderEvents(row: OrderRow, steps: Step[], prior: Prior, fields: Fields)
 }
 
 /**
- * Writes the order's steps in one statement: the order's new state (the last step's), one event per step, their
- * outbox events (`prior`: the order's events before these steps and the caller's name) and, for a fill, cash, the position and the
- * fill record — all of it or nothing, in the caller's transaction.
+ * The fields of the steps with the paper broker's record: a step that submits an order without naming a broker
+ * (`broker_id` in `fields`) sends it to the paper broker (its id, the step's time, no order id of its own), and every
+ * later step of a paper order records the paper broker's word for its state. An order at another broker keeps what
+ * its caller sets.
+ */
+export function withPaperBroker(row: OrderRow, steps: Step[], fields: Fields): Fields {
+  if (fields.broker_id !== undefined) return fields;
+  const submitted = steps.find((step) => step.to === 'submitted');
+  const sent = row.broker_id === null && submitted !== undefined;
+  if (!sent && row.broker_id !== 'paper') return fields;
+  const word = PAPER_STATUS[steps[steps.length - 1]!.to];
+  return {
+    ...(sent ? { broker_id: 'paper', broker_submitted_at: submitted.at } : {}),
+    ...(word ? { broker_status: word } : {}),
+    ...fields,
+  };
+}
+
+/**
+ * Writes the order's steps in one statement: the order's new state (the last step's) with `fields` (the paper broker's
+ * record added, `withPaperBroker`), one event per step, their outbox events (`prior`: the order's events before these
+ * steps and the caller's name) and, for a fill, cash, the position and the fill record — all of it or nothing, in the
+ * caller's transaction.
  */
 export async function record(
   trx: Transaction<Database>,
   row: OrderRow,
   steps: Step[],
   prior: Prior,
-  fields: Fields = {},
+  given: Fields = {},
   fill?: FillWrite,
 ): Promise<OrderRow> {
+  const fields = withPaperBroker(row, steps, given);
   const last = steps[steps.length - 1]!;
   const failed = steps.find((step) => step.failedChecks)?.failedChecks;
   const day = startOfUtcDay(last.at);

@@ -130,7 +130,7 @@ const approvalRead = new CompiledOnce(
               .whereRef('twin.quantity', '=', 'o.quantity')
               .whereRef('twin.id', '!=', 'o.id')
               // A twin that was cancelled never traded; orders of one idea are split on purpose, not repeated.
-              .where('twin.status', 'in', ['submitted', 'filled'])
+              .where('twin.status', 'in', ['submitted', 'partially_filled', 'filled'])
               .where(sql<boolean>`twin.idea_id is distinct from o.idea_id`)
               .where((w) =>
                 w.exists(

@@ -9,12 +9,14 @@ import type { Queryable } from '../store.js';
 export type Order = components['schemas']['Order'];
 type OrderStatus = components['schemas']['OrderStatus'];
 type OrderEvent = components['schemas']['OrderEvent'];
+type OrderBroker = components['schemas']['OrderBroker'];
 export type EventActor = components['schemas']['EventActor'];
 
 /** The triggers each state allows; every other trigger answers 409 invalid-state. */
 export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
   proposed: ['approve', 'reject', 'cancel'],
   submitted: ['cancel'],
+  partially_filled: ['cancel'],
   filled: [],
   rejected: [],
   cancelled: [],
@@ -23,6 +25,38 @@ export const ALLOWED_TRIGGERS: Record<OrderStatus, string[]> = {
 };
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** The paper broker's status word for each state an order it holds reaches: Alpaca's words, as any broker's would be. */
+export const PAPER_STATUS: Partial<Record<OrderStatus, string>> = {
+  submitted: 'accepted',
+  partially_filled: 'partially_filled',
+  filled: 'filled',
+  cancelled: 'canceled',
+  expired: 'expired',
+  rejected: 'rejected',
+};
+
+/** The states only an order sent to a broker reaches. */
+const SENT: readonly OrderStatus[] = ['submitted', 'partially_filled', 'filled'];
+
+/**
+ * Where the order was sent, as its columns say. An order that names no broker but was submitted (its event, or a
+ * state only a sent order reaches) went to the paper broker before the columns existed: the paper broker, its word
+ * for the order's state, sent when its `submitted` event says. Null while the order was never sent.
+ */
+export function brokerView(row: OrderRow, events: OrderEvent[]): OrderBroker | null {
+  if (row.broker_id !== null)
+    return {
+      id: row.broker_id,
+      order_id: row.broker_order_id,
+      status: row.broker_status,
+      submitted_at: iso(row.broker_submitted_at),
+      rests_until: iso(row.rests_until),
+    };
+  const submitted = events.find((e) => e.to === 'submitted');
+  if (!submitted && !SENT.includes(row.status)) return null;
+  return { id: 'paper', order_id: null, status: PAPER_STATUS[row.status] ?? null, submitted_at: submitted?.at ?? null, rests_until: null };
+}
 
 export const EXPIRY_REASON = 'expired before a decision';
 
@@ -57,7 +91,9 @@ export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order
     notional: num(row.notional),
     status: row.status,
     fill_price: row.fill_price === null ? null : num(row.fill_price),
+    average_fill_price: row.fill_price === null ? null : num(row.fill_price),
     filled_quantity: num(row.filled_quantity),
+    broker: brokerView(row, events),
     expires_at: iso(row.expires_at)!,
     filled_at: iso(row.filled_at),
     failed_checks: row.status === 'blocked' ? (row.failed_checks ?? []) : null,
