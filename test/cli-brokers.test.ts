@@ -1,60 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { AlpacaStandIn } from './support/alpaca-stand-in.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const execFileAsync = promisify(execFile);
 const KEY = Buffer.alloc(32, 3).toString('base64');
 const SECRET = 'cli-secret-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
-
-/** Alpaca's account endpoint and nothing else, until the stand-in of issue 32 lands (its start, addAccount, down, close). */
-class AccountEndpoint {
-  private readonly accounts = new Map<string, { secretKey: string; accountNumber: string }>();
-  private isDown = false;
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<AccountEndpoint> {
-    const endpoint = new AccountEndpoint(createServer((req, res) => endpoint.answer(req, res)));
-    await new Promise<void>((resolve) => endpoint.server.listen(0, '127.0.0.1', resolve));
-    return endpoint;
-  }
-
-  private answer(req: IncomingMessage, res: ServerResponse): void {
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    const found = this.accounts.get(String(req.headers['apca-api-key-id']));
-    if (this.isDown) return void json(503, { message: 'service unavailable' });
-    if (req.method !== 'GET' || req.url !== '/v2/account') return void json(404, { code: 40410000, message: 'endpoint not found' });
-    if (!found || found.secretKey !== req.headers['apca-api-secret-key']) {
-      return void json(401, { code: 40110000, message: 'request is not authorized' });
-    }
-    json(200, {
-      id: 'c8f1c1d4',
-      account_number: found.accountNumber,
-      status: 'ACTIVE',
-      currency: 'USD',
-      cash: '100000',
-      buying_power: '100000',
-    });
-  }
-
-  get tradingUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  addAccount(spec: { keyId: string; secretKey: string; accountNumber: string }): void {
-    this.accounts.set(spec.keyId, spec);
-  }
-
-  down(): void {
-    this.isDown = true;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** The compiled CLI, with `input` on its standard input. */
 function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -72,26 +24,27 @@ function cli(args: string[], env: Record<string, string>, input = ''): Promise<{
 
 describe('operator CLI: broker connect, show, disconnect', () => {
   let server: TestServer;
-  let alpaca: AccountEndpoint;
+  let alpaca: AlpacaStandIn;
+  let accountNumber: string;
   let env: Record<string, string>;
 
   before(async function () {
     this.timeout(120_000);
-    alpaca = await AccountEndpoint.start();
-    alpaca.addAccount({ keyId: 'PKCLI0001', secretKey: SECRET, accountNumber: 'PA3CLI0001' });
-    server = await startTestServer({ BROKER_CREDENTIALS_KEY: KEY, ALPACA_PAPER_URL: alpaca.tradingUrl });
+    alpaca = await AlpacaStandIn.start();
+    accountNumber = alpaca.addAccount({ keyId: 'PKCLI0001', secretKey: SECRET, cash: '100000' }).accountNumber;
+    const urls = { ALPACA_PAPER_URL: alpaca.tradingUrl, ALPACA_DATA_URL: alpaca.dataUrl };
+    server = await startTestServer({ BROKER_CREDENTIALS_KEY: KEY, ...urls });
     if (!server.database.url) this.skip(); // the embedded database serves one process: the CLI needs the server stopped
     await execFileAsync(process.execPath, ['scripts/build.mjs']);
-    env = {
-      DATABASE_URL: server.database.url,
-      BROKER_CREDENTIALS_KEY: KEY,
-      ALPACA_PAPER_URL: alpaca.tradingUrl,
-      BROKER_TIMEOUT_MS: '2000',
-    };
+    env = { DATABASE_URL: server.database.url, BROKER_CREDENTIALS_KEY: KEY, ...urls, BROKER_TIMEOUT_MS: '1000' };
   });
   after(async () => {
     await server?.close();
     await alpaca?.close();
+  });
+  afterEach(function () {
+    alpaca.up();
+    if (this.currentTest?.state === 'passed') expect(alpaca.violations(), "requests against Alpaca's document").to.deep.equal([]);
   });
 
   const connect = (email: string, extra: string[] = [], secret = SECRET) => [
@@ -118,9 +71,11 @@ describe('operator CLI: broker connect, show, disconnect', () => {
       broker: 'alpaca',
       live: false,
       key_id: 'PKCLI0001',
-      broker_account_number: 'PA3CLI0001',
+      broker_account_number: accountNumber,
     });
     expect(connected.stdout + connected.stderr).to.not.include(SECRET);
+    const checked = alpaca.requests.filter((r) => r.path === '/v2/account' && r.headers['apca-api-key-id'] === 'PKCLI0001');
+    expect(checked.map((r) => r.status)).to.deep.equal([200]);
     const brokers = (await server.api.get('/v1/brokers', { token: holder.token })).body.data;
     expect(brokers.find((b: any) => b.id === 'alpaca').status).to.equal('active');
 
@@ -128,7 +83,7 @@ describe('operator CLI: broker connect, show, disconnect', () => {
     expect(shown.stdout)
       .to.include('key_id=PKCLI0001')
       .and.include('broker=alpaca (paper)')
-      .and.include('broker_account_number=PA3CLI0001');
+      .and.include(`broker_account_number=${accountNumber}`);
     expect(shown.stdout).to.not.include(SECRET);
     expect(JSON.parse((await cli(['broker', 'show', '--account', 'cli-broker@example.com', '--json'], env)).stdout).key_id).to.equal(
       'PKCLI0001',
@@ -156,7 +111,7 @@ describe('operator CLI: broker connect, show, disconnect', () => {
     await server.account(['read'], 'cli-stdin@example.com');
     const connected = await cli(connect('cli-stdin@example.com', ['--json'], '-'), env, `${SECRET}\n`);
     expect(connected.code, connected.stderr).to.equal(0);
-    expect(JSON.parse(connected.stdout).broker_account_number).to.equal('PA3CLI0001');
+    expect(JSON.parse(connected.stdout).broker_account_number).to.equal(accountNumber);
   });
 
   it('says so for an unknown account, a live account while live trading is off, a missing key, and no BROKER_CREDENTIALS_KEY', async () => {

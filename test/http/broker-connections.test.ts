@@ -1,18 +1,21 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { realBrokers, type BrokerConnectionConfig, type BrokerFactory } from '../../src/brokers/connection.js';
+import type { BrokerPort } from '../../src/brokers/port.js';
 import { systemClock } from '../../src/clock.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { BrokerConnections, checkBrokerCredentialsKey } from '../../src/services/broker-connections.js';
 import { ProblemError } from '../../src/problems.js';
 import { InvalidInputError } from '../../src/services/errors.js';
-import { FakeBrokers } from '../support/fake-broker.js';
 import { graphql } from '../graphql/support.js';
+import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const SECRET = 'fake-secret-5b1e0c9d2f7a4e3b8c6d1a0f9e8d7c6b';
-const KEY_ID = 'PKFAKE0123456789ABCD';
+const SECRET = 'stand-in-secret-5b1e0c9d2f7a4e3b8c6d1a0f9e8d7c6b';
+const KEY_ID = 'PKCONNECT0001';
+const OTHER = { keyId: 'PKCONNECT0002', secretKey: 'other-secret-value' };
 
 /** The problem a call threw, or a failure if it did not throw one. */
 async function problemOf(work: Promise<unknown>): Promise<ProblemError> {
@@ -33,23 +36,56 @@ function pgDump(): string {
   return candidate && existsSync(candidate) ? candidate : 'pg_dump';
 }
 
-describe('connecting an account to a broker (the service)', () => {
+/** A port whose every call fails with `error`, as an adapter with a defect would. */
+function failingPort(error: Error): BrokerPort {
+  const fail = () => Promise.reject(error);
+  return {
+    id: 'alpaca',
+    account: fail,
+    positions: fail,
+    latestPrices: fail,
+    clock: fail,
+    submit: fail,
+    cancel: fail,
+    orderByClientId: fail,
+    openOrders: fail,
+    updates: () => ({ close: () => {} }),
+  };
+}
+
+describe('connecting an account to Alpaca (the service, over the adapter, against the stand-in)', () => {
   let server: TestServer;
-  const brokers = new FakeBrokers().add(KEY_ID, SECRET, 'PA3FAKE0001').add('PKOTHER', 'other-secret-value', 'PA3FAKE0002');
+  let alpaca: AlpacaStandIn;
+  let numbers: { first: string; other: string };
+  const made: { accountId: string; connection: BrokerConnectionConfig }[] = [];
+  const recording: BrokerFactory = (accountId, connection) => {
+    made.push({ accountId, connection });
+    return realBrokers(accountId, connection);
+  };
   const connections = () => server.services.brokerConnections;
 
   before(async () => {
-    server = await startTestServer({}, { brokerFactory: brokers.factory });
+    alpaca = await AlpacaStandIn.start();
+    numbers = {
+      first: alpaca.addAccount({ keyId: KEY_ID, secretKey: SECRET, cash: '100000' }).accountNumber,
+      other: alpaca.addAccount({ ...OTHER, cash: '5000' }).accountNumber,
+    };
+    const env = { ALPACA_PAPER_URL: alpaca.tradingUrl, ALPACA_DATA_URL: alpaca.dataUrl, BROKER_TIMEOUT_MS: '1000' };
+    server = await startTestServer(env, { brokerFactory: recording });
   });
-  after(() => server?.close());
-  beforeEach(() => {
-    brokers.down = false;
+  after(async () => {
+    await server?.close();
+    await alpaca?.close();
+  });
+  afterEach(function () {
+    alpaca.up();
+    if (this.currentTest?.state === 'passed') expect(alpaca.violations(), "requests against Alpaca's document").to.deep.equal([]);
   });
 
   const connect = (accountId: string, overrides: Partial<{ keyId: string; secretKey: string; live: boolean; broker: string }> = {}) =>
     connections().connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false, ...overrides });
 
-  it('checks the keys at the broker, keeps the connection with the broker account number, and never the secret in clear', async () => {
+  it('checks the keys with GET /v2/account, keeps the connection with the account number, and never the secret in clear', async () => {
     const { accountId } = await server.account(['read']);
     const connection = await connect(accountId);
     expect(connection).to.include({
@@ -57,17 +93,18 @@ describe('connecting an account to a broker (the service)', () => {
       broker: 'alpaca',
       live: false,
       key_id: KEY_ID,
-      broker_account_number: 'PA3FAKE0001',
+      broker_account_number: numbers.first,
     });
     expect(JSON.stringify(connection)).to.not.include(SECRET);
     expect(await connections().connectionOf(accountId)).to.deep.equal(connection);
-    const made = brokers.made.at(-1)!;
-    expect(made.accountId).to.equal(accountId);
-    expect(made.connection).to.deep.include({
-      tradingUrl: 'https://paper-api.alpaca.markets',
-      streamUrl: 'wss://paper-api.alpaca.markets/stream',
-      dataUrl: 'https://data.alpaca.markets',
-      timeoutMs: 5000,
+    const asked = alpaca.requests.filter((r) => r.path === '/v2/account').at(-1)!;
+    expect(asked.headers['apca-api-key-id']).to.equal(KEY_ID);
+    expect(made.at(-1)).to.deep.include({ accountId });
+    expect(made.at(-1)!.connection).to.deep.include({
+      tradingUrl: alpaca.tradingUrl,
+      streamUrl: alpaca.streamUrl,
+      dataUrl: alpaca.dataUrl,
+      timeoutMs: 1000,
     });
     const row = await server.database.db.kysely
       .selectFrom('broker_connections')
@@ -78,10 +115,10 @@ describe('connecting an account to a broker (the service)', () => {
     expect(row.secret_sealed).to.match(/^[A-Za-z0-9+/]+=*$/);
   });
 
-  it('refuses keys the broker refuses, with a clear message, and keeps an earlier connection as it was', async () => {
+  it('refuses keys Alpaca refuses, with a clear message, and keeps an earlier connection as it was', async () => {
     const { accountId } = await server.account(['read']);
     const earlier = await connect(accountId);
-    const refused = await problemOf(connect(accountId, { keyId: 'PKOTHER', secretKey: 'wrong-secret' }));
+    const refused = await problemOf(connect(accountId, { keyId: OTHER.keyId, secretKey: 'wrong-secret' }));
     expect(refused.slug).to.equal('broker-credentials-refused');
     expect(refused.detail).to.equal(
       'Alpaca refused the API key ID and secret key for a paper account. Check that both were copied whole and that they are paper keys ' +
@@ -91,37 +128,41 @@ describe('connecting an account to a broker (the service)', () => {
     expect(await connections().connectionOf(accountId)).to.deep.equal(earlier);
   });
 
-  it('answers broker-unavailable with a Retry-After when the broker does not answer, storing nothing', async () => {
+  it('answers broker-unavailable with a Retry-After when Alpaca does not answer, storing nothing', async () => {
     const { accountId } = await server.account(['read']);
-    brokers.down = true;
+    alpaca.down();
     const refused = await problemOf(connect(accountId));
     expect(refused).to.include({ slug: 'broker-unavailable', retryAfterMs: 5000 });
     expect(await connections().connectionOf(accountId)).to.equal(undefined);
   });
 
-  it('refuses a live account while ALPACA_LIVE_ENABLED is not true, before asking the broker', async () => {
+  it('refuses a live account while ALPACA_LIVE_ENABLED is not true, before asking Alpaca', async () => {
     const { accountId } = await server.account(['read']);
-    const made = brokers.made.length;
+    const asked = made.length;
     const refused = await problemOf(connect(accountId, { live: true }));
     expect(refused.slug).to.equal('live-trading-disabled');
     expect(refused.detail).to.match(/ALPACA_LIVE_ENABLED=true/);
-    expect(brokers.made.length).to.equal(made);
+    expect(made.length).to.equal(asked);
   });
 
-  it('connects a live account on the live URL once the operator enables live trading', async () => {
-    const { accountId } = await server.account(['read']);
-    const config = loadConfig({ ALPACA_LIVE_ENABLED: 'true', ALPACA_LIVE_URL: 'http://127.0.0.1:9/' }, { deriveBrokerKey: true });
-    const liveBrokers = new FakeBrokers().add('AKLIVE', SECRET, 'LIVE1', true);
-    const live = new BrokerConnections(server.database.db.kysely, systemClock, config.brokers, liveBrokers.factory);
-    expect(await live.connect(accountId, { broker: 'alpaca', keyId: 'AKLIVE', secretKey: SECRET, live: true })).to.include({ live: true });
-    expect(liveBrokers.made[0]!.connection).to.include({
-      live: true,
-      tradingUrl: 'http://127.0.0.1:9',
-      streamUrl: 'ws://127.0.0.1:9/stream',
-    });
-    expect((await live.portFor(accountId))?.id).to.equal('alpaca');
-    const paperKeysAsLive = await problemOf(live.connect(accountId, { broker: 'alpaca', keyId: 'AKLIVE', secretKey: SECRET, live: false }));
-    expect(paperKeysAsLive.detail).to.match(/^Alpaca refused the API key ID and secret key for a paper account/);
+  it('connects a live account on ALPACA_LIVE_URL once the operator enables live trading; its keys are no paper keys', async () => {
+    const liveAlpaca = await AlpacaStandIn.start();
+    try {
+      liveAlpaca.addAccount({ keyId: 'AKLIVE0001', secretKey: SECRET, cash: '1000' });
+      const { accountId } = await server.account(['read']);
+      const env = { ALPACA_LIVE_ENABLED: 'true', ALPACA_LIVE_URL: liveAlpaca.tradingUrl, ALPACA_PAPER_URL: alpaca.tradingUrl };
+      const config = loadConfig({ ...env, ALPACA_DATA_URL: alpaca.dataUrl }, { deriveBrokerKey: true });
+      const live = new BrokerConnections(server.database.db.kysely, systemClock, config.brokers, recording);
+      const keys = { broker: 'alpaca', keyId: 'AKLIVE0001', secretKey: SECRET };
+      expect(await live.connect(accountId, { ...keys, live: true })).to.include({ live: true });
+      expect(made.at(-1)!.connection).to.include({ live: true, tradingUrl: liveAlpaca.tradingUrl, streamUrl: liveAlpaca.streamUrl });
+      expect((await live.portFor(accountId))?.id).to.equal('alpaca');
+      const asPaper = await problemOf(live.connect(accountId, { ...keys, live: false }));
+      expect(asPaper.detail).to.match(/^Alpaca refused the API key ID and secret key for a paper account/);
+      expect(liveAlpaca.violations()).to.deep.equal([]);
+    } finally {
+      await liveAlpaca.close();
+    }
   });
 
   it('names each field it cannot take, and never echoes the secret key', async () => {
@@ -139,36 +180,36 @@ describe('connecting an account to a broker (the service)', () => {
     const port = await connections().portFor(accountId);
     expect(port?.id).to.equal('alpaca');
     expect(await connections().portFor(accountId)).to.equal(port);
-    await connect(accountId, { keyId: 'PKOTHER', secretKey: 'other-secret-value' });
+    await connect(accountId, OTHER);
     const reconnected = await connections().portFor(accountId);
     expect(reconnected).to.not.equal(port);
-    expect((await reconnected!.account()).accountNumber).to.equal('PA3FAKE0002');
-    expect((await connections().disconnect(accountId))?.key_id).to.equal('PKOTHER');
+    expect((await reconnected!.account()).accountNumber).to.equal(numbers.other);
+    expect((await connections().disconnect(accountId))?.key_id).to.equal(OTHER.keyId);
     expect(await connections().portFor(accountId)).to.equal(undefined);
     expect(await connections().disconnect(accountId)).to.equal(undefined);
   });
 
   it('opens the sealed secret for a port made on another instance, and notices a reconnection made there', async () => {
     const { accountId } = await server.account(['read']);
-    const other = new BrokerConnections(server.database.db.kysely, systemClock, server.context.config.brokers, brokers.factory);
+    const other = new BrokerConnections(server.database.db.kysely, systemClock, server.context.config.brokers, recording);
     await connect(accountId);
     const opened = await other.portFor(accountId);
-    expect(brokers.made.at(-1)!.connection).to.include({ keyId: KEY_ID, secretKey: SECRET });
-    expect((await opened!.account()).accountNumber).to.equal('PA3FAKE0001');
-    await connect(accountId, { keyId: 'PKOTHER', secretKey: 'other-secret-value' });
+    expect(made.at(-1)!.connection).to.include({ keyId: KEY_ID, secretKey: SECRET });
+    expect((await opened!.account()).accountNumber).to.equal(numbers.first);
+    await connect(accountId, OTHER);
     expect(await other.portFor(accountId)).to.not.equal(opened);
   });
 
   it('refuses to connect without BROKER_CREDENTIALS_KEY, and a port whose secret another key sealed does not open', async () => {
     const { accountId } = await server.account(['read']);
-    const keyless = new BrokerConnections(server.database.db.kysely, systemClock, loadConfig({}).brokers, brokers.factory);
+    const keyless = new BrokerConnections(server.database.db.kysely, systemClock, loadConfig({}).brokers, recording);
     const refused = await problemOf(keyless.connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false }));
     expect(refused.slug).to.equal('broker-not-configured');
     expect(refused.detail).to.match(/needs BROKER_CREDENTIALS_KEY/);
     expect((await keyless.state(accountId)).canConnect).to.equal(false);
     await connect(accountId);
     const otherKey = loadConfig({ BROKER_CREDENTIALS_KEY: 'cd'.repeat(32) }).brokers;
-    const wrong = new BrokerConnections(server.database.db.kysely, systemClock, otherKey, brokers.factory);
+    const wrong = new BrokerConnections(server.database.db.kysely, systemClock, otherKey, recording);
     expect((await problemOf(wrong.portFor(accountId))).detail).to.match(/do not open with the configured BROKER_CREDENTIALS_KEY/);
   });
 
@@ -192,11 +233,10 @@ describe('connecting an account to a broker (the service)', () => {
 
   it('keeps what an adapter’s own failure says (it could name the keys) out of the error it passes on', async () => {
     const { accountId } = await server.account(['read']);
-    const leaky = new FakeBrokers();
-    const failing = new BrokerConnections(server.database.db.kysely, systemClock, server.context.config.brokers, (id, connection) => ({
-      ...leaky.factory(id, connection),
-      account: () => Promise.reject(new TypeError(`fetch failed with headers APCA-API-SECRET-KEY: ${connection.secretKey}`)),
-    }));
+    const leak = (connection: BrokerConnectionConfig) => new TypeError(`fetch failed with APCA-API-SECRET-KEY: ${connection.secretKey}`);
+    const failing = new BrokerConnections(server.database.db.kysely, systemClock, server.context.config.brokers, (_id, connection) =>
+      failingPort(leak(connection)),
+    );
     const failure = await failing
       .connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false })
       .catch((e: unknown) => e);
@@ -224,52 +264,7 @@ describe('connecting an account to a broker (the service)', () => {
     const { accountId } = await server.account(['read']);
     await connect(accountId);
     const { stdout } = await promisify(execFile)(pgDump(), ['--data-only', server.database.url], { maxBuffer: 64 * 1024 * 1024 });
-    expect(stdout).to.include(KEY_ID).and.include('PA3FAKE0001');
+    expect(stdout).to.include(KEY_ID).and.include(numbers.first);
     expect(stdout).to.not.include(SECRET);
-  });
-});
-
-describe('starting the service with connected accounts (PostgreSQL)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer({}, { brokerFactory: new FakeBrokers().add(KEY_ID, SECRET, 'PA3FAKE0001').factory });
-  });
-  after(() => server?.close());
-
-  /** src/main.ts on the test database, as production starts it (no --demo), until it exits or says it serves. */
-  function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        env: {
-          ...process.env,
-          PORT: '0',
-          DASHBOARD_PORT: '0',
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'info',
-          DATABASE_URL: server.database.url,
-          ...env,
-        },
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('"msg":"serving"') && child.kill('SIGKILL'));
-      child.on('error', reject);
-      child.on('exit', (code) => resolve({ code, stderr }));
-    });
-  }
-
-  it('refuses to start, in one line naming BROKER_CREDENTIALS_KEY, while an account is connected and no key (or another) is set', async function () {
-    this.timeout(60_000);
-    if (!server.database.url) this.skip();
-    const { accountId } = await server.account(['read']);
-    await server.services.brokerConnections.connect(accountId, { broker: 'alpaca', keyId: KEY_ID, secretKey: SECRET, live: false });
-    const keyless = await start({ BROKER_CREDENTIALS_KEY: '' });
-    expect(keyless.code).to.equal(78);
-    expect(keyless.stderr).to.match(
-      /^Configuration error: BROKER_CREDENTIALS_KEY: is not set, and 1 account\(s\) are connected to a broker[^\n]*\n$/,
-    );
-    const other = await start({ BROKER_CREDENTIALS_KEY: 'ab'.repeat(32) });
-    expect(other.code).to.equal(78);
-    expect(other.stderr).to.match(/^Configuration error: BROKER_CREDENTIALS_KEY: does not open the secret keys/);
   });
 });

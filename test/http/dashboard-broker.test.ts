@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Visitor } from '../support/dashboard-visitor.js';
-import { FakeBrokers } from '../support/fake-broker.js';
+import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const SECRET = 'page-secret-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -9,16 +9,21 @@ const PASSWORD = 'a long and unusual passphrase';
 
 describe('dashboard: the Broker page (HTTP)', () => {
   let server: TestServer;
-  const brokers = new FakeBrokers().add(KEY_ID, SECRET, 'PA3PAGE0001');
+  let alpaca: AlpacaStandIn;
+  let accountNumber: string;
   let people = 0;
+  const alpacaEnv = () => ({ ALPACA_PAPER_URL: alpaca.tradingUrl, ALPACA_DATA_URL: alpaca.dataUrl, BROKER_TIMEOUT_MS: '1000' });
 
   before(async () => {
-    server = await startTestServer({ POW_DIFFICULTY: '6' }, { brokerFactory: brokers.factory });
+    alpaca = await AlpacaStandIn.start();
+    accountNumber = alpaca.addAccount({ keyId: KEY_ID, secretKey: SECRET, cash: '100000' }).accountNumber;
+    server = await startTestServer({ POW_DIFFICULTY: '6', ...alpacaEnv() });
   });
-  after(() => server?.close());
-  beforeEach(() => {
-    brokers.down = false;
+  after(async () => {
+    await server?.close();
+    await alpaca?.close();
   });
+  afterEach(() => alpaca.up());
 
   async function holder(): Promise<Visitor> {
     const email = `broker-page-${++people}@example.com`;
@@ -59,7 +64,7 @@ describe('dashboard: the Broker page (HTTP)', () => {
     expect(posted.headers.get('location')).to.equal('/broker?done=connected');
     const { html } = await visitor.page('/broker?done=connected');
     expect(html).to.include('Connected: the keys were checked with Alpaca.');
-    expect(html).to.include(`<code>${KEY_ID}</code>`).and.include('<code>PA3PAGE0001</code>').and.include('<dd>Paper</dd>');
+    expect(html).to.include(`<code>${KEY_ID}</code>`).and.include(`<code>${accountNumber}</code>`).and.include('<dd>Paper</dd>');
     expect(html).to.include('Disconnect').and.include('Connect other keys');
     expect(html).to.not.include(SECRET);
   });
@@ -91,7 +96,7 @@ describe('dashboard: the Broker page (HTTP)', () => {
 
   it('answers the error page with Retry-After when Alpaca does not answer', async () => {
     const visitor = await holder();
-    brokers.down = true;
+    alpaca.down();
     const failed = await visitor.submit('/broker', connectForm(), '/broker');
     expect(failed.status).to.equal(503);
     expect(failed.headers.get('retry-after')).to.equal('5');
@@ -127,12 +132,18 @@ describe('dashboard: the Broker page (HTTP)', () => {
   describe('when the operator enables live trading', () => {
     let live: TestServer;
     before(async () => {
-      live = await startTestServer({ POW_DIFFICULTY: '6', ALPACA_LIVE_ENABLED: 'true' }, { brokerFactory: brokers.factory });
+      // One stand-in serves as both Alpacas here: what tells paper from live is the URL, tested in broker-connections.test.ts.
+      live = await startTestServer({
+        POW_DIFFICULTY: '6',
+        ALPACA_LIVE_ENABLED: 'true',
+        ...alpacaEnv(),
+        ALPACA_LIVE_URL: alpaca.tradingUrl,
+      });
     });
     after(() => live?.close());
 
     it('offers live, and connects live keys as a live account', async () => {
-      brokers.add('AKLIVEPAGE', SECRET, 'LIVEPAGE1', true);
+      alpaca.addAccount({ keyId: 'AKLIVEPAGE', secretKey: SECRET, cash: '1000' });
       await live.services.people.setPassword('live-page@example.com', PASSWORD);
       const visitor = new Visitor(live.dashboardUrl);
       await visitor.logIn('live-page@example.com', PASSWORD);
