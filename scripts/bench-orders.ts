@@ -1,6 +1,7 @@
 // Benchmark: GET /v1/orders pagination with a million orders on one account. Prints the cost of deep pages and
 // filtered pages as ratios to the first page, measured in the same run (keyset pagination should stay near 1).
 // Usage: npm run bench:orders [-- ORDERS]   (PostgreSQL at BENCH_DATABASE_URL, default the local server)
+import { PAPER_ONLY } from '../src/services/brokerage/directory.js';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -58,7 +59,13 @@ try {
     from generate_series(1, ${Math.floor(total / 4)}) as i`.execute(k);
   await sql`analyze orders`.execute(k);
 
-  const orders = new OrderService({ store: new Store(k), clock: systemClock, prices: new SimulatedPriceSource(), config: loadConfig({}) });
+  const orders = new OrderService({
+    store: new Store(k),
+    clock: systemClock,
+    prices: new SimulatedPriceSource(),
+    brokers: PAPER_ONLY,
+    config: loadConfig({}),
+  });
   const principal = {
     accountId: 'acct_bench',
     clientId: 'bench',

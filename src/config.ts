@@ -172,7 +172,7 @@ function brokersConfig(env: Env, options: LoadOptions): BrokersConfig {
     },
     timeoutMs,
     submitWindowMs,
-    reconcileIntervalMs: integer(env, 'BROKER_RECONCILE_INTERVAL_MS', 30_000, 1000, 86_400_000),
+    reconcileIntervalMs: integer(env, 'BROKER_RECONCILE_INTERVAL_MS', 30_000, 100, 86_400_000),
   };
 }
 

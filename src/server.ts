@@ -176,6 +176,8 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     throw error;
   }
   services.meta.setAccepting(true);
+  // Every instance keeps connected accounts in step with their brokers; a fill is applied once whoever learns of it.
+  services.brokerSync.start(config.brokers.reconcileIntervalMs, logger);
   const dashboardPort = (dashboard.server.address() as AddressInfo).port;
   dashboardUrl = config.dashboardUrl ?? `http://localhost:${dashboardPort}`;
   const stopAccepting = () => {
@@ -185,7 +187,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   };
   const drain = async () => {
     services.meta.setAccepting(false);
-    const [results] = await Promise.all([Promise.all([api.drain(), dashboard.drain()]), webhooks.stop()]);
+    const [results] = await Promise.all([Promise.all([api.drain(), dashboard.drain()]), webhooks.stop(), services.brokerSync.stop()]);
     await Promise.all([services.close(), stores.close()]);
     return { forced: results.some((r) => r.forced) };
   };

@@ -7,8 +7,9 @@ import * as accountDays from './20261126T1700-account-days.js';
 import * as orderTwins from './20261126T1710-order-twins.js';
 import * as events from './20261126T1800-events.js';
 import * as checklistMarks from './20261126T1800-checklist-marks.js';
-import * as orderBroker from './20261201T0900-order-broker.js';
-import * as brokerConnections from './20261201T1000-broker-connections.js';
+import * as orderBroker from './20261128T2100-order-broker.js';
+import * as brokerConnections from './20261128T2130-broker-connections.js';
+import * as brokerSending from './20261128T2200-broker-sending.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '20261126T1710-order-twins': orderTwins,
   '20261126T1800-events': events,
   '20261126T1800-checklist-marks': checklistMarks,
-  '20261201T0900-order-broker': orderBroker,
-  '20261201T1000-broker-connections': brokerConnections,
+  '20261128T2100-order-broker': orderBroker,
+  '20261128T2130-broker-connections': brokerConnections,
+  '20261128T2200-broker-sending': brokerSending,
 };

@@ -3,6 +3,9 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, Json, Numeric, Timestamp } from './columns.js';
 
+/** A timestamp column that may be null and is left out of an insert. */
+type OptionalTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
 export interface PoliciesTable {
   account_id: string;
   version: number;
@@ -71,6 +74,10 @@ export interface OrdersTable {
   rests_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Sending to a connected broker (db/migrations/20261128T2200-broker-sending.ts): the last moment, the next try, tries so far. */
+  submit_by: OptionalTimestamp;
+  next_submit_at: OptionalTimestamp;
+  submit_attempts: ColumnType<number, number | undefined, number>;
 }
 
 export interface OrderEventsTable {

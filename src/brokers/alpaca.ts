@@ -70,9 +70,9 @@ export function brokerOrderOf(order: SdkOrder): BrokerOrder {
     brokerStatus: status,
     filledQuantity: decimal(order.filledQty),
     averageFillPrice: order.filledAvgPrice ? decimal(order.filledAvgPrice) : null,
-    submittedAt: (order.submittedAt as Date | null | undefined) ?? null,
+    submittedAt: order.submittedAt ?? null,
     filledAt: order.filledAt ?? null,
-    updatedAt: (order.updatedAt as Date | null | undefined) ?? order.createdAt ?? new Date(),
+    updatedAt: order.updatedAt ?? order.createdAt ?? new Date(),
   };
 }
 
@@ -147,7 +147,12 @@ export class AlpacaBroker implements BrokerPort {
     const positions = await this.call('the positions', (init) => this.positionsApi.getAllOpenPositions(init));
     return positions.map((p) => {
       const quantity = decimal(p.qty);
-      return { symbol: p.symbol, quantity: p.side === 'short' ? quantity.abs().negated() : quantity, averageCost: decimal(p.avgEntryPrice) };
+      return {
+        symbol: p.symbol,
+        quantity: p.side === 'short' ? quantity.abs().negated() : quantity,
+        averageCost: decimal(p.avgEntryPrice),
+        lastPrice: p.currentPrice ? decimal(p.currentPrice) : null,
+      };
     });
   }
 
@@ -165,7 +170,12 @@ export class AlpacaBroker implements BrokerPort {
 
   async clock(): Promise<MarketClock> {
     const clock = await this.call('the market clock', (init) => this.clocks.legacyClock(init));
-    return { isOpen: clock.isOpen, nextOpen: new Date(clock.nextOpen), nextClose: new Date(clock.nextClose), at: new Date(clock.timestamp) };
+    return {
+      isOpen: clock.isOpen,
+      nextOpen: new Date(clock.nextOpen),
+      nextClose: new Date(clock.nextClose),
+      at: new Date(clock.timestamp),
+    };
   }
 
   /**
@@ -181,7 +191,7 @@ export class AlpacaBroker implements BrokerPort {
       timeInForce: request.timeInForce,
       clientOrderId: request.clientOrderId,
       ...(request.type === 'limit' && request.limitPrice !== undefined ? { limitPrice: request.limitPrice } : {}),
-    } as trading.PostOrderRequest;
+    };
     try {
       return await this.call('the order', async (init) => brokerOrderOf(await this.orders.postOrder({ postOrderRequest: body }, init)));
     } catch (error) {
@@ -208,7 +218,9 @@ export class AlpacaBroker implements BrokerPort {
   }
 
   async openOrders(): Promise<BrokerOrder[]> {
-    const orders = await this.call('the open orders', (init) => this.orders.getAllOrders({ status: 'open', limit: 500, direction: 'asc' }, init));
+    const orders = await this.call('the open orders', (init) =>
+      this.orders.getAllOrders({ status: 'open', limit: 500, direction: 'asc' }, init),
+    );
     return orders.map(brokerOrderOf);
   }
 
@@ -221,7 +233,9 @@ export class AlpacaBroker implements BrokerPort {
       initialReconnectMs: 1_000,
       maxReconnectMs: this.options.maxReconnectMs ?? 30_000,
     });
-    stream.onConnect(() => stream.subscribeTradeUpdates());
+    // Subscribed before connecting: the SDK sends `listen` after every authentication (subscribing in onConnect again
+    // would send it twice a connection).
+    stream.subscribeTradeUpdates();
     stream.on(streaming.EVENT.SUBSCRIPTION, () => listener.listening());
     stream.onDisconnect(() => listener.dropped('the trade-updates stream closed'));
     stream.onError((message) => listener.dropped(`the trade-updates stream failed: ${message}`));
@@ -232,6 +246,12 @@ export class AlpacaBroker implements BrokerPort {
 }
 
 export function orderUpdateOf(update: streaming.TradeUpdate): OrderUpdate {
-  const execution = update.qty !== undefined && update.price !== undefined ? { quantity: decimal(update.qty), price: decimal(update.price) } : undefined;
-  return { event: update.event, order: brokerOrderOf(update.order), at: update.timestamp ?? new Date(), ...(execution ? { execution } : {}) };
+  const execution =
+    update.qty !== undefined && update.price !== undefined ? { quantity: decimal(update.qty), price: decimal(update.price) } : undefined;
+  return {
+    event: update.event,
+    order: brokerOrderOf(update.order),
+    at: update.timestamp ?? new Date(),
+    ...(execution ? { execution } : {}),
+  };
 }

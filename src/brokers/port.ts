@@ -21,6 +21,8 @@ export interface BrokerPosition {
   /** Signed: a short position is negative. */
   quantity: Dec;
   averageCost: Dec;
+  /** The broker's current price of the symbol, when it states one with the position. */
+  lastPrice: Dec | null;
 }
 
 /** The latest price of a symbol and when the trade was made. */

@@ -16,6 +16,8 @@ export interface ProposedTrade {
 
 export interface AccountState {
   cash: Dec;
+  /** What the broker lets the account spend on a buy, when a connected broker states it; else cash. */
+  buyingPower?: Dec;
   /** Quantity held per symbol. */
   held: Map<string, Dec>;
   /** Total account value at current prices. */
@@ -104,10 +106,13 @@ export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, 
 export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountState, now: Date, recentDuplicate: boolean): FailedCheck[] {
   const failed: FailedCheck[] = [];
   const notional = worstCaseNotional(trade, quote.price);
-  if (trade.side === 'buy' && notional.greaterThan(account.cash)) {
+  const spendable = account.buyingPower ?? account.cash;
+  if (trade.side === 'buy' && notional.greaterThan(spendable)) {
     failed.push({
       check: 'risk.buying_power',
-      message: `Buying needs up to ${money(notional)} but the account has ${money(account.cash)} in cash.`,
+      message: account.buyingPower
+        ? `Buying needs up to ${money(notional)} but the broker states ${money(spendable)} of buying power.`
+        : `Buying needs up to ${money(notional)} but the account has ${money(account.cash)} in cash.`,
     });
   }
   if (trade.side === 'sell') {

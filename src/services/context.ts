@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { BrokerDirectory } from './brokerage/directory.js';
 import type { PriceSource } from './market-data.js';
 import type { Store } from './store.js';
 
@@ -8,5 +9,7 @@ export interface ServiceContext {
   store: Store;
   clock: Clock;
   prices: PriceSource;
+  /** The broker each account is connected to, if any. */
+  brokers: BrokerDirectory;
   config: Config;
 }

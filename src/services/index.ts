@@ -14,6 +14,9 @@ import { MemoryWindowCounter, type WindowCounter } from '../counters/window-coun
 import { realBrokers, type BrokerFactory } from '../brokers/connection.js';
 import { BrokerConnections } from './broker-connections.js';
 import { BrokerService } from './brokers.js';
+import { PAPER_ONLY } from './brokerage/directory.js';
+import { BrokerSync } from './brokerage/sync.js';
+import { haltAtBroker } from './brokerage/halt.js';
 import { ChallengeService } from './challenges.js';
 import { EventService } from './events/service.js';
 import { ClientService } from './clients.js';
@@ -51,6 +54,8 @@ export interface Services {
   brokers: BrokerService;
   /** Accounts' connections to real brokers and their ports (signed-in humans and operators connect them). */
   brokerConnections: BrokerConnections;
+  /** Keeps connected accounts in step with their brokers (streams, sending, polling); the server starts it. */
+  brokerSync: BrokerSync;
   ideas: IdeaService;
   orders: OrderService;
   killSwitch: KillSwitchService;
@@ -128,7 +133,7 @@ export async function createServices(
   );
   const sessions = new SessionService(db.kysely, clock, await loadHmacKey(db.kysely, 'csrf'));
   const prices = overrides.prices ?? new SimulatedPriceSource();
-  const meta = new MetaService({ store: new Store(db.kysely), clock, prices, config }, document);
+  const meta = new MetaService({ store: new Store(db.kysely), clock, prices, brokers: PAPER_ONLY, config }, document);
   // Heavy computations: one pool of threads per process, and each client's CPU budget in the shared counters.
   const compute = new ComputePool({
     threads: config.computeThreads,
@@ -141,7 +146,7 @@ export async function createServices(
   const brokerConnections = new BrokerConnections(db.kysely, clock, config.brokers, overrides.brokerFactory ?? realBrokers);
 
   const bind = (store: Store): Services => {
-    const ctx: ServiceContext = { store, clock, prices, config };
+    const ctx: ServiceContext = { store, clock, prices, brokers: brokerConnections, config };
     return {
       goals: new GoalService(compute, budget),
       policies: new PolicyService(ctx),
@@ -150,7 +155,10 @@ export async function createServices(
       brokerConnections,
       ideas: new IdeaService(ctx),
       orders: new OrderService(ctx),
-      killSwitch: new KillSwitchService(ctx),
+      killSwitch: new KillSwitchService(ctx, async (accountId, engaged) => {
+        const port = await brokerConnections.portFor(accountId);
+        if (port) await haltAtBroker(ctx, accountId, port, engaged);
+      }),
       killSwitchNames: new KillSwitchNames(() => store.db),
       valueHistory: new ValueHistory(ctx),
       checklist: new ChecklistMarks(() => store.db, clock),
@@ -166,6 +174,7 @@ export async function createServices(
       webhooks,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
+      brokerSync: new BrokerSync(ctx, brokerConnections),
       close: () => compute.close(),
     };
   };

@@ -108,7 +108,11 @@ async function publishSwitch(db: Queryable, scope: string, type: 'kill_switch.en
  * `releaseKillSwitch` action, which `authorize` grants on the dashboard channel alone).
  */
 export class KillSwitchService {
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(
+    private readonly ctx: ServiceContext,
+    /** After the account's switch engaged: its orders at a connected broker are cancelled (src/services/brokerage/halt.ts). */
+    private readonly engaged: (accountId: string, killSwitch: KillSwitch) => Promise<unknown> = () => Promise.resolve(),
+  ) {}
 
   get(actor: Actor<'getKillSwitch'>): Promise<KillSwitch> {
     return effectiveKillSwitch(this.ctx.store.db, actor.accountId);
@@ -117,10 +121,14 @@ export class KillSwitchService {
   /** Engages the account's own switch; answers the switch then in force (the global one when that is engaged). */
   async engage(actor: Actor<'engageKillSwitch'>, reason: string): Promise<KillSwitch> {
     const { store, clock } = this.ctx;
-    return store.transaction(async (trx) => {
+    const engaged = await store.transaction(async (trx) => {
       await engage(trx, actor.accountId, actor.clientId, reason, clock.now());
       return effectiveKillSwitch(trx, actor.accountId);
     });
+    // The account's orders at its broker are cancelled now (the instance's sweep does it too, for every other way a
+    // switch engages: the operator CLI, the global switch, the daily loss limit).
+    await this.engaged(actor.accountId, engaged).catch(() => undefined);
+    return engaged;
   }
 
   /** Releases the account's own switch (a global one stays; operators release it); answers the switch then in force. */

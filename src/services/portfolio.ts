@@ -3,7 +3,10 @@ import type { Actor } from '../auth/authorize.js';
 import { PAPER_MARKETS } from './brokers.js';
 import type { ServiceContext } from './context.js';
 import { UnsupportedMarketError } from './errors.js';
-import { PAPER_CURRENCY, positionsOf, readPaperAccount, value } from './ledger.js';
+import { brokerName } from './brokerage/directory.js';
+import { mirrorBooks } from './brokerage/mirror.js';
+import { readBroker } from './brokerage/snapshot.js';
+import { lockPaperAccount, PAPER_CURRENCY, positionsOf, readPaperAccount, value } from './ledger.js';
 import { num } from './money.js';
 
 type Portfolio = components['schemas']['Portfolio'];
@@ -18,7 +21,18 @@ export class PortfolioService {
 
   async get(actor: Actor<'getPortfolio'>, market: string): Promise<Portfolio> {
     assertPaperMarket(market);
-    const { store, clock, prices, config } = this.ctx;
+    const { store, clock, config } = this.ctx;
+    let { prices } = this.ctx;
+    const port = await this.ctx.brokers.portFor(actor.accountId);
+    if (port) {
+      // A connected account's portfolio is its broker's: read now, written into the books, priced by the broker.
+      const broker = await readBroker(port, prices, [], brokerName(port.id));
+      await store.transaction(async (trx) => {
+        await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
+        await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, clock.now());
+      });
+      prices = broker.prices;
+    }
     const now = clock.now();
     const account = await readPaperAccount(store.db, actor.accountId, config.paperStartingCash);
     const positions = await positionsOf(store.db, actor.accountId);

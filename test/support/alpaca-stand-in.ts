@@ -49,6 +49,7 @@ export class AlpacaStandIn {
   private downMode: DownMode | undefined;
   private upTimer: NodeJS.Timeout | undefined;
   private delayMs = 0;
+  private slowOnly: string | undefined;
 
   private constructor() {
     this.tradingServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
@@ -139,9 +140,10 @@ export class AlpacaStandIn {
     clearTimeout(this.upTimer);
   }
 
-  /** Delays every HTTP answer by `ms`; 0 answers at once again. */
-  slow(ms: number): void {
+  /** Delays every HTTP answer by `ms` (only those to `only`, e.g. 'POST /v2/orders', when given); 0 answers at once again. */
+  slow(ms: number, only?: string): void {
     this.delayMs = ms;
+    this.slowOnly = only;
   }
 
   dropStream(): void {
@@ -234,7 +236,7 @@ export class AlpacaStandIn {
       const headers = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomUUID() };
       res.writeHead(given.status, headers).end(given.body === undefined ? undefined : JSON.stringify(given.body));
     };
-    if (this.delayMs <= 0) return write();
+    if (this.delayMs <= 0 || (this.slowOnly && this.slowOnly !== `${request.method} ${request.path}`)) return write();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       write();

@@ -107,6 +107,7 @@ export async function startTestServer(
       store: new Store(database.db.kysely),
       clock: overrides.clock ?? systemClock,
       prices: overrides.prices ?? new SimulatedPriceSource(),
+      brokers: running.services.brokerConnections,
       config,
     },
     createClient,

@@ -94,6 +94,9 @@ export async function storeIdea(
         broker_status: null,
         broker_submitted_at: null,
         rests_until: null,
+        submit_by: null,
+        next_submit_at: null,
+        submit_attempts: 0,
       },
       [
         {

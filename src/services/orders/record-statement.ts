@@ -5,8 +5,8 @@ import { CompiledOnce } from '../../../db/compiled-query.js';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 
 /**
- * What a step sets on the order besides its state: a fill's average price, cumulative quantity and time, and where the
- * order was sent with what the broker last said of it (record() names the paper broker when a step submits an order
+ * What a step sets on the order besides its state: a fill's average price, cumulative quantity and time, where the
+ * order was sent with what the broker last said of it, and when to send it to a connected broker (record() names the paper broker when a step submits an order
  * without naming one).
  */
 export type Fields = Partial<
@@ -20,6 +20,8 @@ export type Fields = Partial<
     | 'broker_status'
     | 'broker_submitted_at'
     | 'rests_until'
+    | 'submit_by'
+    | 'next_submit_at'
   >
 >;
 

@@ -12,30 +12,9 @@ import { dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
 import { invalidState, marketable, record, tradeOf, type Step, type Trigger } from './transitions.js';
 import { lockForApproval, lockOrder } from './trigger-state.js';
-import { EXPIRY_REASON, eventView, isDue, orderView, viewsOf, type Order, type OrderFilter } from './views.js';
-
-/** A transition's transaction either yields the order or a problem to raise after the commit (state it wrote stays). */
-type Outcome = { order: Order } | { problem: ProblemError };
-
-type OrderEvent = Order['events'][number];
-
-/** The events `steps` record, as the contract shows them; `actorName` names the caller (the steps it took). */
-const eventsOf = (row: OrderRow, steps: Step[], actorName: string | null): OrderEvent[] => {
-  let from: string = row.status;
-  return steps.map((step) => {
-    const event = eventView({
-      from_status: from,
-      to_status: step.to,
-      at: step.at,
-      client_id: step.clientId,
-      reason: step.reason,
-      client_name: actorName,
-      person_name: actorName,
-    });
-    from = step.to;
-    return event;
-  });
-};
+import { approveAtBroker, cancelAtBroker } from './broker-approval.js';
+import { eventsOf, type Decided, type Decision, type Outcome } from './decision.js';
+import { EXPIRY_REASON, isDue, orderView, viewsOf, type Order, type OrderFilter } from './views.js';
 
 /** Orders of the account: reads, and the approve, reject and cancel triggers of the state machine. */
 export class OrderService {
@@ -70,75 +49,21 @@ export class OrderService {
    * fresh price; → blocked (422 listing every failed check) otherwise. The account's paper account is locked first,
    * so approvals on one account run one at a time and can never overdraw cash or exceed a daily limit together.
    * Statements: the paper-account lock, one read of the order and the account state, one write (and the
-   * kill-switch engagement on the rare day the loss limit is reached).
+   * kill-switch engagement on the rare day the loss limit is reached). An account connected to a broker is decided
+   * the same way on what its broker states, and its order is sent there (approveAtBroker).
    */
-  approve(actor: Actor<'approveOrder'>, orderId: string): Promise<Order> {
+  async approve(actor: Actor<'approveOrder'>, orderId: string): Promise<Order> {
+    const broker = await this.ctx.brokers.portFor(actor.accountId);
+    if (broker) return approveAtBroker(this.ctx, this, actor, orderId, broker);
     const { prices, config } = this.ctx;
     return this.settle(async (trx, now) => {
       const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
-      const dayStart = startOfUtcDay(now);
-      const state = await lockForApproval(trx, actor.accountId, orderId, dayStart, now, actor.clientId);
+      const state = await lockForApproval(trx, actor.accountId, orderId, startOfUtcDay(now), now, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
-      const expired = await this.expireIfDue(trx, state, now, 'approve');
-      if (expired) return expired;
-      const { row, policy, positions } = state;
-      if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
-      // Nothing is decided on a policy whose limits are not numbers: the order stays proposed for the next version.
-      if (policy instanceof PolicyInvalidError) return { problem: policy };
-
-      const valuation = value(prices, account.cash, positions, now);
-      const accountState: AccountState = {
-        cash: account.cash,
-        held: new Map(positions.map((p) => [p.symbol, p.quantity])),
-        totalValue: valuation.total,
-        tradedToday: state.today.traded,
-      };
-      let killSwitch = state.killSwitch;
-      if (policy && !(killSwitch.engaged && killSwitch.level === 'account')) {
-        const start = valueAtDayStart(prices, account.cash, positions, state.today, dayStart);
-        const loss = start.total.minus(valuation.total);
-        if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
-          const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;
-          await engage(trx, actor.accountId, 'system', reason, now);
-          if (!killSwitch.engaged)
-            killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
-        }
-      }
-      if (killSwitch.engaged) {
-        return {
-          problem: new ProblemError(
-            'kill-switch-engaged',
-            `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`,
-            {
-              kill_switch: killSwitch,
-            },
-          ),
-        };
-      }
-
-      const trade = tradeOf(row);
-      const quote = prices.quote(row.symbol, now);
-      const failed: FailedCheck[] = policy
-        ? policyCheck(trade, quote, policy, accountState)
-        : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
-      failed.push(...riskGate(trade, quote, accountState, now, state.duplicate));
-      if (failed.length > 0) {
-        const steps: Step[] = [
-          { to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed },
-        ];
-        const blocked = await record(trx, row, steps, state);
-        return {
-          problem: new ProblemError(
-            'checks-failed',
-            `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`,
-            {
-              failed_checks: failed,
-              order: orderView(blocked, [...state.events, ...eventsOf(row, steps, state.actorName)], now),
-            },
-          ),
-        };
-      }
-
+      const decided = await this.judge(trx, actor, now, { ...state, prices, cash: account.cash });
+      if (!('approved' in decided)) return decided;
+      const { row, positions } = state;
+      const { quote } = decided;
       const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
       if (!marketable(row, quote.price)) {
         const resting = await record(trx, row, [submitted], state);
@@ -156,6 +81,7 @@ export class OrderService {
         state,
         { fill_price: quote.price.toFixed(), filled_quantity: row.quantity, filled_at: now },
         {
+          quantity,
           price: quote.price,
           notional: roundMoney(quantity.times(quote.price)),
           position: positionAfterFill(
@@ -170,13 +96,77 @@ export class OrderService {
     });
   }
 
+  /**
+   * The decision an approval makes, whichever broker executes it: expiry, the state, a valid policy, the daily loss
+   * limit (engaging the account's kill switch), the kill switch, then the policy check and risk gate against the
+   * fresh price — a failure records `blocked` with every failed check. `approved` carries the price it passed at.
+   */
+  async judge(trx: Transaction<Database>, actor: Actor<'approveOrder'>, now: Date, input: Decision): Promise<Decided> {
+    const { prices, cash } = input;
+    const expired = await this.expireIfDue(trx, input, now, 'approve');
+    if (expired) return expired;
+    const { row, policy, positions } = input;
+    if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
+    // Nothing is decided on a policy whose limits are not numbers: the order stays proposed for the next version.
+    if (policy instanceof PolicyInvalidError) return { problem: policy };
+
+    const dayStart = startOfUtcDay(now);
+    const valuation = value(prices, cash, positions, now);
+    const accountState: AccountState = {
+      cash,
+      ...(input.buyingPower ? { buyingPower: input.buyingPower } : {}),
+      held: new Map(positions.map((p) => [p.symbol, p.quantity])),
+      totalValue: valuation.total,
+      tradedToday: input.today.traded,
+    };
+    let killSwitch = input.killSwitch;
+    if (policy && !(killSwitch.engaged && killSwitch.level === 'account')) {
+      const start = input.dayStartValue ?? valueAtDayStart(prices, cash, positions, input.today, dayStart).total;
+      const loss = start.minus(valuation.total);
+      if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
+        const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;
+        await engage(trx, actor.accountId, 'system', reason, now);
+        if (!killSwitch.engaged)
+          killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
+      }
+    }
+    if (killSwitch.engaged) {
+      const detail = `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`;
+      return { problem: new ProblemError('kill-switch-engaged', detail, { kill_switch: killSwitch }) };
+    }
+
+    const trade = tradeOf(row);
+    const quote = prices.quote(row.symbol, now);
+    const failed: FailedCheck[] = policy
+      ? policyCheck(trade, quote, policy, accountState)
+      : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
+    failed.push(...riskGate(trade, quote, accountState, now, input.duplicate));
+    if (failed.length === 0) return { approved: true, quote };
+    const steps: Step[] = [
+      { to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed },
+    ];
+    const blocked = await record(trx, row, steps, input);
+    const detail = `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`;
+    return {
+      problem: new ProblemError('checks-failed', detail, {
+        failed_checks: failed,
+        order: orderView(blocked, [...input.events, ...eventsOf(row, steps, input.actorName)], now),
+      }),
+    };
+  }
+
   reject(actor: Actor<'rejectOrder'>, orderId: string, reason: string | undefined): Promise<Order> {
     return this.decide(actor, orderId, 'reject', ['proposed'], 'rejected', reason);
   }
 
   /** proposed or submitted-but-unfilled → cancelled; for a submitted order this is the paper broker's cancel. */
-  cancel(actor: Actor<'cancelOrder'>, orderId: string, reason: string | undefined): Promise<Order> {
-    return this.decide(actor, orderId, 'cancel', ['proposed', 'submitted'], 'cancelled', reason);
+  async cancel(actor: Actor<'cancelOrder'>, orderId: string, reason: string | undefined): Promise<Order> {
+    const port = await this.ctx.brokers.portFor(actor.accountId);
+    if (port) {
+      const cancelled = await cancelAtBroker(this.ctx, actor.accountId, orderId, port);
+      if (cancelled) return cancelled;
+    }
+    return this.decide(actor, orderId, 'cancel', ['proposed', 'submitted', 'partially_filled'], 'cancelled', reason);
   }
 
   /** A trigger that needs no account state: lock the order, check its state, record the step. */
@@ -208,7 +198,7 @@ export class OrderService {
   /** A trigger touching a proposed order past its time records the expiry (dated when it expired) and is refused. */
   private async expireIfDue(
     trx: Transaction<Database>,
-    state: { row: OrderRow; events: OrderEvent[]; actorName?: string | null },
+    state: { row: OrderRow; events: Order['events']; actorName?: string | null },
     now: Date,
     trigger: Trigger,
   ): Promise<Outcome | undefined> {
@@ -222,7 +212,7 @@ export class OrderService {
     return { problem: invalidState(expired, trigger) };
   }
 
-  private async settle(work: (trx: Transaction<Database>, now: Date) => Promise<Outcome>): Promise<Order> {
+  async settle(work: (trx: Transaction<Database>, now: Date) => Promise<Outcome>): Promise<Order> {
     const outcome = await this.ctx.store.transaction((trx) => work(trx, this.ctx.clock.now()));
     if ('problem' in outcome) throw outcome.problem;
     return outcome.order;

@@ -30,6 +30,8 @@ export interface Step {
 
 /** What a fill changes besides the order: cash, the position and the fill record. */
 export interface FillWrite {
+  /** The shares this execution moves (all of the order on the paper broker; a part of it on a partial fill). */
+  quantity: Dec;
   price: Dec;
   notional: Dec;
   position: { quantity: Dec; average_cost: Dec };
@@ -129,7 +131,7 @@ export async function record(
     from = step.to;
   });
   if (fill) {
-    const quantity = dec(row.quantity);
+    const { quantity } = fill;
     const cashDelta = row.side === 'buy' ? fill.notional.negated() : fill.notional;
     Object.assign(values, {
       symbol: row.symbol,

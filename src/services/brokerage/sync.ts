@@ -1,0 +1,136 @@
+// Keeping connected accounts in step with their brokers, in each instance: a trade-updates stream per account
+// (reconnecting with backoff), and a sweep on start, after every (re)connection of a stream and on a schedule that
+// sends what is due, polls every order at the broker (so a fill made while the stream or the service was down is
+// applied — once: progress.ts books only what the broker's cumulative figures add) and refreshes the books.
+import type { BrokerPort, UpdateStream } from '../../brokers/port.js';
+import type { ServiceContext } from '../context.js';
+import { effectiveKillSwitch } from '../kill-switch.js';
+import { lockPaperAccount } from '../ledger.js';
+import { AT_BROKER } from './progress.js';
+import { applyBrokerOrder } from './apply.js';
+import { brokerName, type BrokerDirectory } from './directory.js';
+import { haltAtBroker } from './halt.js';
+import { mirrorBooks } from './mirror.js';
+import { BrokerSender } from './sender.js';
+
+/** The accounts connected to a broker, for the instance's sweep. */
+export interface ConnectedAccounts extends BrokerDirectory {
+  connectedAccounts(): Promise<string[]>;
+}
+
+export interface SyncLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export class BrokerSync {
+  private readonly streams = new Map<string, { port: BrokerPort; stream: UpdateStream }>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly sender: BrokerSender;
+
+  private log: SyncLog = { warn: () => undefined };
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly accounts: ConnectedAccounts,
+  ) {
+    this.sender = new BrokerSender(ctx);
+  }
+
+  /** The first sweep now, then one every `intervalMs`. */
+  start(intervalMs: number, log: SyncLog): void {
+    this.log = log;
+    const tick = () => {
+      this.running ??= this.sweep()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'broker sweep failed'))
+        .finally(() => (this.running = undefined));
+    };
+    tick();
+    this.timer = setInterval(tick, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const { stream } of this.streams.values()) stream.close();
+    this.streams.clear();
+    await this.running;
+  }
+
+  /** Every connected account: its stream open, its due orders sent, its orders and books reconciled. */
+  async sweep(): Promise<void> {
+    const connected = new Set(await this.accounts.connectedAccounts());
+    for (const [accountId, { stream }] of this.streams) {
+      if (!connected.has(accountId)) {
+        stream.close();
+        this.streams.delete(accountId);
+      }
+    }
+    for (const accountId of connected) {
+      const port = await this.accounts.portFor(accountId);
+      if (!port) continue;
+      this.listen(accountId, port);
+      await this.reconcile(accountId, port).catch((error: unknown) =>
+        this.log.warn({ err: error, account_id: accountId }, 'broker reconcile failed'),
+      );
+    }
+  }
+
+  private listen(accountId: string, port: BrokerPort): void {
+    const open = this.streams.get(accountId);
+    if (open?.port === port) return;
+    open?.stream.close();
+    const name = brokerName(port.id);
+    const stream = port.updates({
+      update: (update) => {
+        void applyBrokerOrder(this.ctx.store, accountId, update.order, name, this.ctx.clock.now())
+          .then((moved) => (moved && update.execution ? this.refreshBooks(accountId, port) : undefined))
+          .catch((error: unknown) => this.log.warn({ err: error, account_id: accountId }, 'trade update not applied'));
+      },
+      listening: () => {
+        void this.reconcile(accountId, port).catch((error: unknown) =>
+          this.log.warn({ err: error, account_id: accountId }, 'broker reconcile failed'),
+        );
+      },
+      dropped: (reason) => this.log.warn({ account_id: accountId, reason }, 'trade updates dropped; reconnecting'),
+    });
+    this.streams.set(accountId, { port, stream });
+  }
+
+  /** Sends what is due, polls every order the broker holds for the account, then refreshes its books. */
+  async reconcile(accountId: string, port: BrokerPort): Promise<void> {
+    await haltAtBroker(this.ctx, accountId, port, await effectiveKillSwitch(this.ctx.store.db, accountId));
+    for (const orderId of await this.sender.due(accountId)) await this.sender.attempt(accountId, orderId, port);
+    const open = await this.ctx.store.db
+      .selectFrom('orders')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', 'in', [...AT_BROKER])
+      .where('broker_id', '=', port.id)
+      .where('next_submit_at', 'is', null)
+      .orderBy('id')
+      .execute();
+    const name = brokerName(port.id);
+    for (const { id } of open) {
+      const order = await port.orderByClientId(id);
+      if (order) await applyBrokerOrder(this.ctx.store, accountId, order, name, this.ctx.clock.now());
+    }
+    await this.refreshBooks(accountId, port);
+  }
+
+  /** The books from the broker; when they last matched and what differed is kept with the connection. */
+  async refreshBooks(accountId: string, port: BrokerPort): Promise<void> {
+    const [account, positions] = await Promise.all([port.account(), port.positions()]);
+    const { store, clock, config } = this.ctx;
+    await store.transaction(async (trx) => {
+      const now = clock.now();
+      await lockPaperAccount(trx, accountId, config.paperStartingCash);
+      const drift = await mirrorBooks(trx, accountId, account, positions, now);
+      await trx
+        .updateTable('broker_connections')
+        .set({ mirror_read_at: now, ...(drift ? { mirror_drift: JSON.stringify(drift) } : { mirror_matched_at: now, mirror_drift: null }) })
+        .where('account_id', '=', accountId)
+        .execute();
+    });
+  }
+}

@@ -1,0 +1,112 @@
+// Approving an order of an account connected to a broker: the broker's account, positions, prices and clock are read
+// first (nothing is locked while it answers), written into the books, and the decision is the paper broker's — the
+// same checks, on what the broker states, with its buying power and its start-of-day equity. An approved order is
+// recorded `submitted` and sent at once (sender.ts); the answer is the order as it stands after that first try.
+import type { Transaction } from 'kysely';
+import type { Database } from '../../../db/schema.js';
+import type { Actor } from '../../auth/authorize.js';
+import type { BrokerPort } from '../../brokers/port.js';
+import { brokerName } from '../brokerage/directory.js';
+import { mirrorBooks } from '../brokerage/mirror.js';
+import { BrokerSender } from '../brokerage/sender.js';
+import { brokerProblem, readBroker } from '../brokerage/snapshot.js';
+import { applyBrokerOrder } from '../brokerage/apply.js';
+import { AT_BROKER } from '../brokerage/progress.js';
+import type { ServiceContext } from '../context.js';
+import { NotFoundError } from '../errors.js';
+import { lockPaperAccount, startOfUtcDay } from '../ledger.js';
+import type { Decided, Decision, Outcome } from './decision.js';
+import { eventsOf } from './decision.js';
+import { record, type Step } from './transitions.js';
+import { lockForApproval } from './trigger-state.js';
+import { orderView, viewsOf, type Order } from './views.js';
+
+/** What the order service lends a broker's approval: its decision and its transaction. */
+export interface Judge {
+  judge(trx: Transaction<Database>, actor: Actor<'approveOrder'>, now: Date, input: Decision): Promise<Decided>;
+  settle(work: (trx: Transaction<Database>, now: Date) => Promise<Outcome>): Promise<Order>;
+}
+
+export async function approveAtBroker(
+  ctx: ServiceContext,
+  judge: Judge,
+  actor: Actor<'approveOrder'>,
+  orderId: string,
+  port: BrokerPort,
+): Promise<Order> {
+  const { store, config, clock } = ctx;
+  const name = brokerName(port.id);
+  const order = await store.db
+    .selectFrom('orders')
+    .select('symbol')
+    .where('id', '=', orderId)
+    .where('account_id', '=', actor.accountId)
+    .executeTakeFirst();
+  if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
+  const broker = await readBroker(port, ctx.prices, [order.symbol], name);
+
+  let sent = false;
+  const decided = await judge.settle(async (trx, now) => {
+    await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
+    await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, now);
+    const state = await lockForApproval(trx, actor.accountId, orderId, startOfUtcDay(now), now, actor.clientId);
+    if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
+    const verdict = await judge.judge(trx, actor, now, {
+      ...state,
+      prices: broker.prices,
+      cash: broker.account.cash,
+      buyingPower: broker.account.buyingPower,
+      ...(broker.account.equityAtDayStart ? { dayStartValue: broker.account.equityAtDayStart } : {}),
+    });
+    if (!('approved' in verdict)) return verdict;
+    const { row } = state;
+    const step: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: `approved; sent to ${name}` };
+    const rests = !broker.clock.isOpen;
+    const submitted = await record(trx, row, [step], state, {
+      broker_id: port.id,
+      submit_by: new Date(now.getTime() + config.brokers.submitWindowMs),
+      next_submit_at: now,
+      // A day order sent while the market is closed waits at the broker for the next session.
+      rests_until: rests ? broker.clock.nextOpen : null,
+    });
+    sent = true;
+    return { order: orderView(submitted, [...state.events, ...eventsOf(row, [step], state.actorName)], now) };
+  });
+  if (!sent) return decided;
+  await new BrokerSender(ctx).attempt(actor.accountId, orderId, port);
+  const row = await store.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+  return (await viewsOf(store.db, [row], clock.now()))[0]!;
+}
+
+/**
+ * Cancelling an order the broker holds: the broker is asked, and the order ends `cancelled` when it confirms (its
+ * answer right after, or its update later); until then it stays as it is. Undefined when the broker does not hold the
+ * order (never sent, or still being sent): the order is cancelled here, as on the paper broker, and the sender never
+ * sends it.
+ */
+export async function cancelAtBroker(
+  ctx: ServiceContext,
+  accountId: string,
+  orderId: string,
+  port: BrokerPort,
+): Promise<Order | undefined> {
+  const { store, clock } = ctx;
+  const row = await store.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', '=', orderId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!row || row.broker_id !== port.id || row.next_submit_at !== null || !(AT_BROKER as readonly string[]).includes(row.status))
+    return undefined;
+  const name = brokerName(port.id);
+  try {
+    await port.cancel(orderId);
+    const order = await port.orderByClientId(orderId);
+    if (order) await applyBrokerOrder(store, accountId, order, name, clock.now());
+  } catch (error) {
+    throw brokerProblem(error, name);
+  }
+  const after = await store.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+  return (await viewsOf(store.db, [after], clock.now()))[0]!;
+}

@@ -1,0 +1,173 @@
+// An account connected to Alpaca (a stand-in speaking Alpaca's published documents), through REST: the portfolio
+// and prices come from the broker, an approval places one order with the order's id as client order id, fills and
+// partial fills come back by the stream or by polling (once), the kill switch cancels at the broker, an order
+// approved while the market is closed rests there until it opens, and a broker that does not answer never gets an
+// order twice.
+import { expect } from 'chai';
+import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import { until } from '../support/poll.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { policyHolder } from '../support/trading.js';
+
+const KEYS = { keyId: 'PKBROKERFLOW', secretKey: 'broker-flow-secret' };
+
+describe('orders on an account connected to Alpaca (a stand-in), over REST', function () {
+  this.timeout(30_000);
+  let alpaca: AlpacaStandIn;
+  let server: TestServer;
+  let holder: Awaited<ReturnType<typeof policyHolder>>;
+  let keyNumber = 0;
+
+  before(async () => {
+    alpaca = await AlpacaStandIn.start();
+    server = await startTestServer({
+      ALPACA_PAPER_URL: alpaca.tradingUrl,
+      ALPACA_DATA_URL: alpaca.dataUrl,
+      BROKER_TIMEOUT_MS: '1000',
+      BROKER_SUBMIT_WINDOW_MS: '4000',
+      BROKER_RECONCILE_INTERVAL_MS: '300',
+    });
+  });
+
+  after(async () => {
+    await server?.close();
+    expect(alpaca.violations(), 'requests outside the published documents').to.deep.equal([]);
+    await alpaca.close();
+  });
+
+  beforeEach(async () => {
+    alpaca.up();
+    alpaca.slow(0);
+    alpaca.muteStream(false);
+    alpaca.onSubmit = 'fill';
+    alpaca.setClock({ isOpen: true });
+    alpaca.setPrice('VTI', '330.00');
+    alpaca.setPrice('BND', '74.00');
+    const keys = { keyId: `${KEYS.keyId}${++keyNumber}`, secretKey: KEYS.secretKey };
+    alpaca.addAccount({ ...keys, cash: '20000', positions: [{ symbol: 'BND', qty: '10', avgEntryPrice: '72.00' }] });
+    holder = await policyHolder(server);
+    await server.services.brokerConnections.connect(holder.accountId, {
+      broker: 'alpaca',
+      keyId: keys.keyId,
+      secretKey: keys.secretKey,
+      live: false,
+    });
+  });
+
+  const get = (path: string) => server.api.request('GET', path, { token: holder.token });
+  const approve = (id: string) => server.api.request('POST', `/v1/orders/${id}/approve`, { token: holder.token });
+  const orderOf = async (id: string) => (await get(`/v1/orders/${id}`)).body;
+  const posts = (id: string) =>
+    alpaca.requests.filter((r) => r.method === 'POST' && (r.body as { client_order_id?: string })?.client_order_id === id);
+  const atBroker = (id: string) => alpaca.orders().filter((o) => o.client_order_id === id);
+
+  it("shows the broker's cash, positions and prices in the portfolio, with when they were read", async () => {
+    const portfolio = await get('/v1/portfolio?market=US');
+    expect(portfolio.status, JSON.stringify(portfolio.body)).to.equal(200);
+    expect(portfolio.body.cash).to.equal(20000);
+    expect(portfolio.body.holdings.map((h: any) => [h.symbol, h.quantity, h.average_cost, h.last_price])).to.deep.equal([
+      ['BND', 10, 72, 74],
+    ]);
+    const brokers = await get('/v1/brokers');
+    expect(brokers.body.data.find((b: any) => b.id === 'alpaca').status).to.equal('active');
+  });
+
+  it("places one order per approval, client_order_id the order's id, and books the fill the stream reports", async () => {
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '3' });
+    const approved = await approve(order!.id);
+    expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
+    expect(['submitted', 'filled']).to.include(approved.body.status);
+    expect(approved.body.broker.id).to.equal('alpaca');
+    const filled = await until('the fill', async () => ((await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined));
+    expect([filled.filled_quantity, filled.average_fill_price, filled.broker.order_id]).to.deep.equal([3, 330, atBroker(order!.id)[0]!.id]);
+    expect(posts(order!.id)).to.have.length(1);
+    const body = posts(order!.id)[0]!.body as Record<string, unknown>;
+    expect([body.symbol, body.qty, body.side, body.type, body.time_in_force]).to.deep.equal(['VTI', '3', 'buy', 'market', 'day']);
+    const portfolio = await get('/v1/portfolio?market=US');
+    expect(portfolio.body.holdings.find((h: any) => h.symbol === 'VTI').quantity).to.equal(3);
+    expect(portfolio.body.cash).to.equal(20000 - 990);
+  });
+
+  it('goes partially_filled, then filled, each once, even when the stream repeats itself', async () => {
+    alpaca.onSubmit = 'partial';
+    alpaca.repeatUpdates = true;
+    try {
+      const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '4' });
+      await approve(order!.id);
+      await until('the partial fill', async () => (await orderOf(order!.id)).status === 'partially_filled');
+      alpaca.setPrice('VTI', '331.00');
+      alpaca.fill(order!.id);
+      const filled = await until('the fill', async () => ((await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined));
+      expect(filled.events.map((e: any) => e.to)).to.deep.equal(['proposed', 'submitted', 'partially_filled', 'filled']);
+      expect([filled.filled_quantity, filled.average_fill_price]).to.deep.equal([4, 330.5]);
+      const fills = await server.context.store.db
+        .selectFrom('fills')
+        .select(['quantity', 'price'])
+        .where('order_id', '=', order!.id)
+        .orderBy('id')
+        .execute();
+      expect(fills.map((f) => [Number(f.quantity), Number(f.price)])).to.deep.equal([
+        [2, 330],
+        [2, 331],
+      ]);
+    } finally {
+      alpaca.repeatUpdates = false;
+    }
+  });
+
+  it('applies a fill made while the stream was lost, once, by polling', async () => {
+    alpaca.onSubmit = 'rest';
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    await approve(order!.id);
+    await until('the broker to hold it', () => atBroker(order!.id).length === 1);
+    alpaca.muteStream(true);
+    alpaca.fill(order!.id);
+    const filled = await until('the poll', async () => ((await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined));
+    expect(filled.filled_quantity).to.equal(1);
+    const fills = await server.context.store.db.selectFrom('fills').select('id').where('order_id', '=', order!.id).execute();
+    expect(fills).to.have.length(1);
+  });
+
+  it('cancels a resting order at the broker when the kill switch is engaged', async () => {
+    alpaca.onSubmit = 'rest';
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    await approve(order!.id);
+    await until('the broker to hold it', async () => (await orderOf(order!.id)).broker.order_id);
+    const engaged = await server.api.request('POST', '/v1/kill-switch', { token: holder.token, json: { reason: 'stop everything' } });
+    expect(engaged.status, JSON.stringify(engaged.body)).to.equal(200);
+    const cancelled = await until('the cancellation', async () =>
+      (await orderOf(order!.id)).status === 'cancelled' ? orderOf(order!.id) : undefined,
+    );
+    expect(cancelled.broker.status).to.equal('canceled');
+    expect(atBroker(order!.id)[0]!.status).to.equal('canceled');
+  });
+
+  it('rests an order approved while the market is closed until it opens', async () => {
+    const opens = new Date(Date.now() + 3_600_000);
+    alpaca.setClock({ isOpen: false, nextOpen: opens });
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const approved = await approve(order!.id);
+    expect(approved.body.status).to.equal('submitted');
+    expect(approved.body.broker.rests_until).to.equal(opens.toISOString());
+    alpaca.setClock({ isOpen: true });
+    const filled = await until('the open', async () => ((await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined));
+    expect(filled.broker.rests_until).to.equal(null);
+  });
+
+  it('sends once when the answer is slower than BROKER_TIMEOUT_MS; a broker that does not answer the reads decides nothing', async () => {
+    alpaca.slow(1_500, 'POST /v2/orders');
+    const [slow] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const approved = await approve(slow!.id);
+    expect(approved.body.status).to.equal('submitted');
+    alpaca.slow(0);
+    await until('the retry to find it', async () => (await orderOf(slow!.id)).broker.order_id);
+    expect(atBroker(slow!.id)).to.have.length(1);
+
+    const [lost] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    alpaca.down({ mode: '503' });
+    // The reads fail too: the approval is refused with 503 and the order stays proposed.
+    const refused = await approve(lost!.id);
+    expect(refused.status).to.equal(503);
+    expect((await orderOf(lost!.id)).status).to.equal('proposed');
+  });
+});
