@@ -2389,11 +2389,58 @@ export interface components {
             risk_gate_blocks: number;
             /** @description Kill switch engagements and releases that day. */
             kill_switch_events: components["schemas"]["KillSwitchEvent"][];
+            broker?: components["schemas"]["ReportBroker"];
             /**
              * Format: date-time
              * @description Generation time.
              */
             generated_at: string;
+        };
+        /**
+         * @description Present when the account was connected to a broker (Alpaca) when the report was generated: the
+         *     broker holds the account, and the service's books mirror it. When the mirror was last read from
+         *     the broker, when it last matched the books, and the last difference found (with when; a
+         *     `mirror_matched_at` after it means the books match again).
+         */
+        ReportBroker: {
+            /** @description The broker's id in the catalogue (`alpaca`). */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the service last read the account's cash and positions from the broker.
+             */
+            mirror_read_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the books last matched what the broker stated.
+             */
+            mirror_matched_at: string | null;
+            /** @description The last difference found between the books and the broker (cash and each position's quantity, the books' figure then the broker's, and when); null when none was ever found. */
+            drift: components["schemas"]["ReportDrift"] | null;
+        };
+        /** @description Differences between the service's books and the broker at one reading. */
+        ReportDrift: {
+            /**
+             * Format: date-time
+             * @description When the reading that found them was made.
+             */
+            at: string;
+            /** @description Cash in the books and at the broker, when they differed. */
+            cash?: {
+                /** @description Cash in the books, a decimal string. */
+                books: string;
+                /** @description Cash the broker stated, a decimal string. */
+                broker: string;
+            };
+            /** @description Each position whose quantity differed. */
+            positions: {
+                /** @description The symbol. */
+                symbol: string;
+                /** @description Quantity in the books, a decimal string. */
+                books: string;
+                /** @description Quantity the broker stated, a decimal string. */
+                broker: string;
+            }[];
         };
         /**
          * @description Orders created that day, orders still awaiting a decision at its end, and the day's decisions by
@@ -3936,6 +3983,8 @@ export type SchemaKillSwitch = components['schemas']['KillSwitch'];
 export type SchemaEngageKillSwitchRequest = components['schemas']['EngageKillSwitchRequest'];
 export type SchemaGenerateDailyReportRequest = components['schemas']['GenerateDailyReportRequest'];
 export type SchemaDailyReport = components['schemas']['DailyReport'];
+export type SchemaReportBroker = components['schemas']['ReportBroker'];
+export type SchemaReportDrift = components['schemas']['ReportDrift'];
 export type SchemaReportOrderCounts = components['schemas']['ReportOrderCounts'];
 export type SchemaReportDecision = components['schemas']['ReportDecision'];
 export type SchemaKillSwitchEvent = components['schemas']['KillSwitchEvent'];

@@ -497,7 +497,42 @@ export type DailyReport = {
   risk_gate_blocks: Scalars['Int']['output'];
   /** The day's engagements and releases: counted as 2. */
   kill_switch_events: Array<KillSwitchEvent>;
+  /** Present when the account was connected to a broker: when its mirror was last read, last matched, and what differed. */
+  broker?: Maybe<ReportBroker>;
   generated_at: Scalars['String']['output'];
+};
+
+/** The broker holding a connected account, and how the service's books compared with it (see the REST schema). */
+export type ReportBroker = {
+  __typename?: 'ReportBroker';
+  id: Scalars['String']['output'];
+  mirror_read_at?: Maybe<Scalars['String']['output']>;
+  mirror_matched_at?: Maybe<Scalars['String']['output']>;
+  drift?: Maybe<ReportDrift>;
+};
+
+/** Differences between the books and the broker at one reading. */
+export type ReportDrift = {
+  __typename?: 'ReportDrift';
+  at: Scalars['String']['output'];
+  cash?: Maybe<ReportCashDrift>;
+  /** Each position whose quantity differed: at most the account's positions, counted as 5. */
+  positions: Array<ReportPositionDrift>;
+};
+
+/** Cash in the books and at the broker, decimal strings. */
+export type ReportCashDrift = {
+  __typename?: 'ReportCashDrift';
+  books: Scalars['String']['output'];
+  broker: Scalars['String']['output'];
+};
+
+/** A position's quantity in the books and at the broker, decimal strings. */
+export type ReportPositionDrift = {
+  __typename?: 'ReportPositionDrift';
+  symbol: Scalars['String']['output'];
+  books: Scalars['String']['output'];
+  broker: Scalars['String']['output'];
 };
 
 export type DailyReportList = {
@@ -960,6 +995,10 @@ export type ResolversTypes = {
   ReportDecision: ResolverTypeWrapper<ReportDecision>;
   KillSwitchEvent: ResolverTypeWrapper<KillSwitchEvent>;
   DailyReport: ResolverTypeWrapper<DailyReport>;
+  ReportBroker: ResolverTypeWrapper<ReportBroker>;
+  ReportDrift: ResolverTypeWrapper<ReportDrift>;
+  ReportCashDrift: ResolverTypeWrapper<ReportCashDrift>;
+  ReportPositionDrift: ResolverTypeWrapper<ReportPositionDrift>;
   DailyReportList: ResolverTypeWrapper<DailyReportList>;
   FeasibilityMethod: FeasibilityMethod;
   FeasibilityAssumptions: ResolverTypeWrapper<FeasibilityAssumptions>;
@@ -1031,6 +1070,10 @@ export type ResolversParentTypes = {
   ReportDecision: ReportDecision;
   KillSwitchEvent: KillSwitchEvent;
   DailyReport: DailyReport;
+  ReportBroker: ReportBroker;
+  ReportDrift: ReportDrift;
+  ReportCashDrift: ReportCashDrift;
+  ReportPositionDrift: ReportPositionDrift;
   DailyReportList: DailyReportList;
   FeasibilityAssumptions: FeasibilityAssumptions;
   CapitalNeededSuggestion: CapitalNeededSuggestion;
@@ -1331,7 +1374,32 @@ export type DailyReportResolvers<ContextType = GraphQLContext, ParentType extend
   pnl?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   risk_gate_blocks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   kill_switch_events?: Resolver<Array<ResolversTypes['KillSwitchEvent']>, ParentType, ContextType>;
+  broker?: Resolver<Maybe<ResolversTypes['ReportBroker']>, ParentType, ContextType>;
   generated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ReportBrokerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportBroker'] = ResolversParentTypes['ReportBroker']> = {
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mirror_read_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mirror_matched_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  drift?: Resolver<Maybe<ResolversTypes['ReportDrift']>, ParentType, ContextType>;
+};
+
+export type ReportDriftResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportDrift'] = ResolversParentTypes['ReportDrift']> = {
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cash?: Resolver<Maybe<ResolversTypes['ReportCashDrift']>, ParentType, ContextType>;
+  positions?: Resolver<Array<ResolversTypes['ReportPositionDrift']>, ParentType, ContextType>;
+};
+
+export type ReportCashDriftResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportCashDrift'] = ResolversParentTypes['ReportCashDrift']> = {
+  books?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  broker?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ReportPositionDriftResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportPositionDrift'] = ResolversParentTypes['ReportPositionDrift']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  books?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  broker?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type DailyReportListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DailyReportList'] = ResolversParentTypes['DailyReportList']> = {
@@ -1556,6 +1624,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReportDecision?: ReportDecisionResolvers<ContextType>;
   KillSwitchEvent?: KillSwitchEventResolvers<ContextType>;
   DailyReport?: DailyReportResolvers<ContextType>;
+  ReportBroker?: ReportBrokerResolvers<ContextType>;
+  ReportDrift?: ReportDriftResolvers<ContextType>;
+  ReportCashDrift?: ReportCashDriftResolvers<ContextType>;
+  ReportPositionDrift?: ReportPositionDriftResolvers<ContextType>;
   DailyReportList?: DailyReportListResolvers<ContextType>;
   FeasibilityAssumptions?: FeasibilityAssumptionsResolvers<ContextType>;
   CapitalNeededSuggestion?: CapitalNeededSuggestionResolvers<ContextType>;

@@ -108,7 +108,12 @@ export interface Valuation {
 
 export function value(prices: PriceSource, cash: Dec, positions: Position[], at: Date): Valuation {
   const holdings = positions.map((position) => {
-    const quote = prices.quote(position.symbol, at);
+    // A holding outside the catalogue (one a connected broker holds) that the source cannot price is valued at its
+    // cost, as of its last change: a report or a chart of a past day has no broker price of it.
+    const quote =
+      prices.instrument(position.symbol) || prices.has?.(position.symbol)
+        ? prices.quote(position.symbol, at)
+        : { symbol: position.symbol, price: position.average_cost, as_of: position.updated_at };
     return { position, price: quote.price, priceAsOf: quote.as_of, marketValue: roundMoney(position.quantity.times(quote.price)) };
   });
   const marketValue = holdings.reduce((sum, h) => sum.plus(h.marketValue), new D(0));

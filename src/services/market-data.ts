@@ -23,6 +23,8 @@ export interface PriceSource {
   instrument(symbol: string): Instrument | undefined;
   instruments(market: string): Instrument[];
   quote(symbol: string, at: Date): Quote;
+  /** Whether it can price a symbol outside the catalogue (a broker's latest trades can); absent: it cannot. */
+  has?(symbol: string): boolean;
 }
 
 const i = (symbol: string, name: string, asset_class: Instrument['asset_class'], reference_price: string): Instrument => ({

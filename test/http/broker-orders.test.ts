@@ -24,7 +24,7 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
       ALPACA_PAPER_URL: alpaca.tradingUrl,
       ALPACA_DATA_URL: alpaca.dataUrl,
       BROKER_TIMEOUT_MS: '1000',
-      BROKER_SUBMIT_WINDOW_MS: '4000',
+      BROKER_SUBMIT_WINDOW_MS: '2500',
       BROKER_RECONCILE_INTERVAL_MS: '300',
     });
   });
@@ -169,5 +169,88 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     const refused = await approve(lost!.id);
     expect(refused.status).to.equal(503);
     expect((await orderOf(lost!.id)).status).to.equal('proposed');
+  });
+
+  it('ends an order the broker never took rejected when the window closes, and never sends it after', async () => {
+    alpaca.down({ mode: '503', only: 'POST /v2/orders' });
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const approved = await approve(order!.id);
+    expect([approved.body.status, approved.body.broker.order_id]).to.deep.equal(['submitted', null]);
+    const rejected = await until(
+      'the window to close',
+      async () => ((await orderOf(order!.id)).status === 'rejected' ? orderOf(order!.id) : undefined),
+      {
+        attempts: 400,
+      },
+    );
+    expect(rejected.events.at(-1).reason).to.match(/could not be reached .* it was not sent/);
+    const tries = posts(order!.id).length;
+    expect(tries).to.be.at.least(2);
+    alpaca.up();
+    await server.services.brokerSync.sweep();
+    expect(posts(order!.id)).to.have.length(tries);
+    expect(atBroker(order!.id)).to.deep.equal([]);
+  });
+
+  it('applies, once, a fill made while the service was stopped, when it starts again', async () => {
+    alpaca.onSubmit = 'rest';
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '2' });
+    await approve(order!.id);
+    await until('the broker to hold it', async () => (await orderOf(order!.id)).broker.order_id);
+    await server.services.brokerSync.stop();
+    alpaca.fill(order!.id);
+    expect((await orderOf(order!.id)).status).to.equal('submitted');
+    server.services.brokerSync.start(300, { warn: () => undefined });
+    const filled = await until('the start to reconcile', async () =>
+      (await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined,
+    );
+    expect(filled.filled_quantity).to.equal(2);
+    await server.services.brokerSync.sweep();
+    const fills = await server.context.store.db.selectFrom('fills').select('id').where('order_id', '=', order!.id).execute();
+    expect(fills).to.have.length(1);
+  });
+
+  it('generates ideas from the broker: its cash, its positions, its prices', async () => {
+    const generated = await server.api.request('POST', '/v1/ideas/generate', {
+      token: holder.token,
+      json: { mode: 'invest_cash', market: 'US' },
+    });
+    expect(generated.status, JSON.stringify(generated.body)).to.equal(201);
+    const orders = generated.body.ideas[0].orders;
+    const vti = orders.find((o: any) => o.symbol === 'VTI');
+    expect(vti.notional / vti.quantity).to.be.closeTo(330, 0.01);
+    const spent = orders.reduce((sum: number, o: any) => sum + o.notional, 0);
+    expect(spent).to.be.at.most(20000).and.above(15000);
+  });
+
+  it("values a holding outside the catalogue at the broker's price, and the daily report says how the books compared", async () => {
+    alpaca.addAccount({
+      keyId: 'PKOUTSIDE',
+      secretKey: KEYS.secretKey,
+      cash: '1000',
+      positions: [{ symbol: 'TSLA', qty: '2', avgEntryPrice: '250' }],
+    });
+    alpaca.setPrice('TSLA', '260.00');
+    const other = await policyHolder(server);
+    await server.services.brokerConnections.connect(other.accountId, {
+      broker: 'alpaca',
+      keyId: 'PKOUTSIDE',
+      secretKey: KEYS.secretKey,
+      live: false,
+    });
+    const portfolio = await server.api.request('GET', '/v1/portfolio?market=US', { token: other.token });
+    expect(portfolio.status, JSON.stringify(portfolio.body)).to.equal(200);
+    expect(portfolio.body.holdings.map((h: any) => [h.symbol, h.market_value])).to.deep.equal([['TSLA', 520]]);
+    // The books drift (as if a fill were missed), and the next reading says so.
+    await server.context.store.db.updateTable('positions').set({ quantity: '3' }).where('account_id', '=', other.accountId).execute();
+    await server.services.brokerSync.sweep();
+    const today = new Date().toISOString().slice(0, 10);
+    const report = await server.api.request('POST', '/v1/reports/daily', { token: other.token, json: { date: today } });
+    expect(report.status, JSON.stringify(report.body)).to.be.oneOf([200, 201]);
+    expect(report.body.broker.id).to.equal('alpaca');
+    const { at, ...drift } = report.body.broker.drift;
+    expect(drift).to.deep.equal({ positions: [{ symbol: 'TSLA', books: '3', broker: '2' }] });
+    expect(Date.parse(at)).to.be.at.most(Date.parse(report.body.broker.mirror_read_at));
+    expect(report.body.broker.mirror_read_at).to.be.a('string');
   });
 });

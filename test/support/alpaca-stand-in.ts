@@ -50,6 +50,7 @@ export class AlpacaStandIn {
   private upTimer: NodeJS.Timeout | undefined;
   private delayMs = 0;
   private slowOnly: string | undefined;
+  private downOnly: { mode: DownMode; only: string } | undefined;
 
   private constructor() {
     this.tradingServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
@@ -126,17 +127,18 @@ export class AlpacaStandIn {
 
   /**
    * Goes down for `ms` (until `up()` when not given): `503` by default, or `reset`. The stream refuses new connections
-   * too; open ones stay (`dropStream` cuts them).
+   * too; open ones stay (`dropStream` cuts them). `only` ('POST /v2/orders') takes down those requests alone.
    */
-  down(options: number | { ms?: number; mode?: DownMode } = {}): void {
-    const { ms, mode = '503' } = typeof options === 'number' ? { ms: options } : options;
-    this.downMode = mode;
+  down(options: number | { ms?: number; mode?: DownMode; only?: string } = {}): void {
+    const { ms, mode = '503', only } = typeof options === 'number' ? { ms: options } : options;
+    this.downMode = only ? undefined : mode;
+    this.downOnly = only ? { mode, only } : undefined;
     clearTimeout(this.upTimer);
     if (ms !== undefined) this.upTimer = setTimeout(() => this.up(), ms);
   }
 
   up(): void {
-    this.downMode = undefined;
+    this.downMode = this.downOnly = undefined;
     clearTimeout(this.upTimer);
   }
 
@@ -226,9 +228,10 @@ export class AlpacaStandIn {
     };
     request.violations = checkRequest(documentOf(host), request);
     this.requests.push(request);
-    if (this.downMode === 'reset') return void req.socket.destroy();
+    const downMode = this.downOnly?.only === `${request.method} ${request.path}` ? this.downOnly.mode : this.downMode;
+    if (downMode === 'reset') return void req.socket.destroy();
     const given: Answer =
-      this.downMode === '503' ? { status: 503, body: { code: 50300000, message: 'service unavailable' } } : this.answer(request, parsed.ok);
+      downMode === '503' ? { status: 503, body: { code: 50300000, message: 'service unavailable' } } : this.answer(request, parsed.ok);
     const write = () => {
       request.status = given.status;
       request.answer = given.body;

@@ -118,7 +118,7 @@ export class BrokerSync {
     await this.refreshBooks(accountId, port);
   }
 
-  /** The books from the broker; when they last matched and what differed is kept with the connection. */
+  /** The books from the broker; when they last matched, and the last difference found (with when), stay with the connection. */
   async refreshBooks(accountId: string, port: BrokerPort): Promise<void> {
     const [account, positions] = await Promise.all([port.account(), port.positions()]);
     const { store, clock, config } = this.ctx;
@@ -128,7 +128,10 @@ export class BrokerSync {
       const drift = await mirrorBooks(trx, accountId, account, positions, now);
       await trx
         .updateTable('broker_connections')
-        .set({ mirror_read_at: now, ...(drift ? { mirror_drift: JSON.stringify(drift) } : { mirror_matched_at: now, mirror_drift: null }) })
+        .set({
+          mirror_read_at: now,
+          ...(drift ? { mirror_drift: JSON.stringify({ at: now.toISOString(), ...drift }) } : { mirror_matched_at: now }),
+        })
         .where('account_id', '=', accountId)
         .execute();
     });

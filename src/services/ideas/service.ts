@@ -4,6 +4,9 @@ import { ProblemError } from '../../problems.js';
 import { readSnapshot, type AccountSnapshot } from '../account-snapshot.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
+import { brokerName } from '../brokerage/directory.js';
+import { mirrorBooks } from '../brokerage/mirror.js';
+import { readBroker } from '../brokerage/snapshot.js';
 import { lockPaperAccount, startOfUtcDay } from '../ledger.js';
 import { storeIdea } from '../orders/propose.js';
 import { keysetPage, type Page } from '../pagination.js';
@@ -44,8 +47,27 @@ export class IdeaService {
    */
   async generate(actor: Actor<'generateIdeas'>, request: GenerateIdeasRequest): Promise<Generated> {
     assertPaperMarket(request.market);
-    const { store, clock, prices, config } = this.ctx;
+    const { store, clock, config } = this.ctx;
+    let { prices } = this.ctx;
     const assistant = config.assistant;
+    // A connected account's ideas start from its broker: cash, positions and the latest prices of the market's
+    // instruments, read now and written into the books the engines read.
+    const port = await this.ctx.brokers.portFor(actor.accountId);
+    const broker = port
+      ? await readBroker(
+          port,
+          prices,
+          prices.instruments(request.market).map((i) => i.symbol),
+          brokerName(port.id),
+        )
+      : undefined;
+    if (broker) {
+      prices = broker.prices;
+      await store.transaction(async (trx) => {
+        await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
+        await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, clock.now());
+      });
+    }
     const now = clock.now();
     const read = (db: Queryable) => readSnapshot(db, actor.accountId, config.paperStartingCash, startOfUtcDay(now), now, actor.clientId);
     const policyOf = (snapshot: AccountSnapshot) => {

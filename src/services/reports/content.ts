@@ -154,5 +154,25 @@ export async function reportContent(db: Queryable, ctx: ServiceContext, accountI
     pnl: num(roundMoney(endValue.total.minus(startValue.total))),
     risk_gate_blocks: decisions.filter((d) => d.outcome === 'blocked' && d.failed_checks.some((c) => c.check.startsWith('risk.'))).length,
     kill_switch_events: await killSwitchEventsIn(db, accountId, start, end),
+    ...(await brokerOf(db, accountId)),
+  };
+}
+
+/** The broker of a connected account and how its books last compared with it; nothing for a paper account. */
+async function brokerOf(db: Queryable, accountId: string): Promise<Pick<DailyReport, 'broker'>> {
+  const row = await db
+    .selectFrom('broker_connections')
+    .select(['broker', 'mirror_read_at', 'mirror_matched_at', 'mirror_drift'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!row) return {};
+  const at = (value: Date | string | null) => (value === null ? null : iso(value));
+  return {
+    broker: {
+      id: row.broker,
+      mirror_read_at: at(row.mirror_read_at),
+      mirror_matched_at: at(row.mirror_matched_at),
+      drift: (row.mirror_drift as NonNullable<DailyReport['broker']>['drift']) ?? null,
+    },
   };
 }

@@ -66,6 +66,7 @@ function reportView(row: Selectable<DailyReportsTable>): DailyReport {
     pnl: c.pnl,
     risk_gate_blocks: c.risk_gate_blocks,
     kill_switch_events: c.kill_switch_events.map((e) => inOrder(e, EVENT_KEYS)),
+    ...(c.broker ? { broker: c.broker } : {}),
     generated_at: new Date(row.generated_at).toISOString(),
   };
 }
