@@ -10,6 +10,7 @@ import * as checklistMarks from './20261126T1800-checklist-marks.js';
 import * as orderBroker from './20261128T2100-order-broker.js';
 import * as brokerConnections from './20261128T2130-broker-connections.js';
 import * as brokerSending from './20261128T2200-broker-sending.js';
+import * as brokerStreams from './20261128T2300-broker-streams.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T2100-order-broker': orderBroker,
   '20261128T2130-broker-connections': brokerConnections,
   '20261128T2200-broker-sending': brokerSending,
+  '20261128T2300-broker-streams': brokerStreams,
 };

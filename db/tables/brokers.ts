@@ -1,4 +1,5 @@
 // The tables of accounts' connections to real brokers.
+import type { ColumnType } from 'kysely';
 import type { Json, Timestamp } from './columns.js';
 
 export interface BrokerConnectionsTable {
@@ -20,4 +21,7 @@ export interface BrokerConnectionsTable {
   mirror_matched_at: Timestamp | null;
   /** What differed at the last read that did not match. */
   mirror_drift: Json<unknown> | null;
+  /** The instance streaming and polling the account (db/migrations/20261128T2300-broker-streams.ts), and until when. */
+  stream_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  stream_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }

@@ -130,11 +130,6 @@ export class BrokerConnections {
     private readonly factory: BrokerFactory,
   ) {}
 
-  /** The accounts connected to a broker, for each instance's sweep (src/services/brokerage/sync.ts). */
-  async connectedAccounts(): Promise<string[]> {
-    return (await this.db.selectFrom('broker_connections').select('account_id').orderBy('account_id').execute()).map((r) => r.account_id);
-  }
-
   /** The account's connection and what connecting allows (the Broker page). */
   async state(accountId: string): Promise<BrokerConnectionState> {
     return {

@@ -4,6 +4,7 @@
 // approved while the market is closed rests there until it opens, and a broker that does not answer never gets an
 // order twice.
 import { expect } from 'chai';
+import { BrokerSync } from '../../src/services/brokerage/sync.js';
 import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
 import { until } from '../support/poll.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -252,5 +253,19 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     expect(drift).to.deep.equal({ positions: [{ symbol: 'TSLA', books: '3', broker: '2' }] });
     expect(Date.parse(at)).to.be.at.most(Date.parse(report.body.broker.mirror_read_at));
     expect(report.body.broker.mirror_read_at).to.be.a('string');
+  });
+
+  it('streams each account from one instance at a time, and another takes over when it stops', async () => {
+    const other = new BrokerSync(server.context, server.services.brokerConnections);
+    await server.services.brokerSync.sweep();
+    const streams = alpaca.streamListeners;
+    await other.sweep();
+    expect(alpaca.streamListeners, 'a second instance opens no stream of its own').to.equal(streams);
+    await server.services.brokerSync.stop();
+    await until('the streams to close', () => alpaca.streamListeners === 0);
+    await other.sweep();
+    await until('the other instance to stream them', () => alpaca.streamListeners === streams);
+    await other.stop();
+    server.services.brokerSync.start(300, { warn: () => undefined });
   });
 });

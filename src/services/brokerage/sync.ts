@@ -1,7 +1,8 @@
-// Keeping connected accounts in step with their brokers, in each instance: a trade-updates stream per account
-// (reconnecting with backoff), and a sweep on start, after every (re)connection of a stream and on a schedule that
+// Keeping connected accounts in step with their brokers: a trade-updates stream per account, held by one instance at a
+// time (a lease in broker_connections) and reconnecting with backoff, and a sweep on start, after every (re)connection of a stream and on a schedule that
 // sends what is due, polls every order at the broker (so a fill made while the stream or the service was down is
 // applied — once: progress.ts books only what the broker's cumulative figures add) and refreshes the books.
+import { randomUUID } from 'node:crypto';
 import type { BrokerPort, UpdateStream } from '../../brokers/port.js';
 import type { ServiceContext } from '../context.js';
 import { effectiveKillSwitch } from '../kill-switch.js';
@@ -12,11 +13,6 @@ import { brokerName, type BrokerDirectory } from './directory.js';
 import { haltAtBroker } from './halt.js';
 import { mirrorBooks } from './mirror.js';
 import { BrokerSender } from './sender.js';
-
-/** The accounts connected to a broker, for the instance's sweep. */
-export interface ConnectedAccounts extends BrokerDirectory {
-  connectedAccounts(): Promise<string[]>;
-}
 
 export interface SyncLog {
   warn(fields: Record<string, unknown>, message: string): void;
@@ -29,10 +25,14 @@ export class BrokerSync {
   private readonly sender: BrokerSender;
 
   private log: SyncLog = { warn: () => undefined };
+  /** This instance, as the owner of the streams it holds. */
+  private readonly instance = `sync_${randomUUID()}`;
+  /** How long a lease lasts: three sweeps, renewed at each. */
+  private leaseMs = 90_000;
 
   constructor(
     private readonly ctx: ServiceContext,
-    private readonly accounts: ConnectedAccounts,
+    private readonly accounts: BrokerDirectory,
   ) {
     this.sender = new BrokerSender(ctx);
   }
@@ -40,6 +40,7 @@ export class BrokerSync {
   /** The first sweep now, then one every `intervalMs`. */
   start(intervalMs: number, log: SyncLog): void {
     this.log = log;
+    this.leaseMs = 3 * intervalMs;
     const tick = () => {
       this.running ??= this.sweep()
         .catch((error: unknown) => this.log.warn({ err: error }, 'broker sweep failed'))
@@ -50,23 +51,40 @@ export class BrokerSync {
     this.timer.unref();
   }
 
+  /** Closes the streams and hands the accounts back: another instance takes them at its next sweep. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.running;
     for (const { stream } of this.streams.values()) stream.close();
     this.streams.clear();
-    await this.running;
+    await this.ctx.store.db
+      .updateTable('broker_connections')
+      .set({ stream_owner: null, stream_lease_until: null })
+      .where('stream_owner', '=', this.instance)
+      .execute()
+      .catch((error: unknown) => this.log.warn({ err: error }, 'broker leases not handed back'));
   }
 
-  /** Every connected account: its stream open, its due orders sent, its orders and books reconciled. */
+  /**
+   * Every connected account this instance holds the lease of (taking those no instance holds, or whose lease lapsed):
+   * its stream open, its due orders sent, its orders and books reconciled. Another instance's accounts are left to it.
+   */
   async sweep(): Promise<void> {
-    const connected = new Set(await this.accounts.connectedAccounts());
+    const now = this.ctx.clock.now();
+    const held = await this.ctx.store.db
+      .updateTable('broker_connections')
+      .set({ stream_owner: this.instance, stream_lease_until: new Date(now.getTime() + this.leaseMs) })
+      .where((eb) => eb.or([eb('stream_owner', '=', this.instance), eb('stream_owner', 'is', null), eb('stream_lease_until', '<', now)]))
+      .returning('account_id')
+      .execute();
+    const mine = new Set(held.map((r) => r.account_id));
     for (const [accountId, { stream }] of this.streams) {
-      if (!connected.has(accountId)) {
+      if (!mine.has(accountId)) {
         stream.close();
         this.streams.delete(accountId);
       }
     }
-    for (const accountId of connected) {
+    for (const accountId of [...mine].sort()) {
       const port = await this.accounts.portFor(accountId);
       if (!port) continue;
       this.listen(accountId, port);
