@@ -3542,6 +3542,22 @@ export interface components {
             };
         };
         /**
+         * @description A dependency is unavailable; retry later. For an account connected to a broker, also the broker:
+         *     it did not answer in time, refused the account's keys (the holder must connect it again), or
+         *     cannot state what the operation needs (a price). Nothing was decided or changed.
+         */
+        BrokerUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description Every place in this instance's compute pool is taken (`service-busy`: nothing was computed), or a
          *     dependency is unavailable (`service-unavailable`); retry after `Retry-After` seconds.
          */
@@ -4052,6 +4068,7 @@ export type ResponseLoginTooManyRequests = components['responses']['LoginTooMany
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ResponseAssistantFailed = components['responses']['AssistantFailed'];
 export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
+export type ResponseBrokerUnavailable = components['responses']['BrokerUnavailable'];
 export type ResponseComputeUnavailable = components['responses']['ComputeUnavailable'];
 export type ResponseGenerateIdeasUnavailable = components['responses']['GenerateIdeasUnavailable'];
 export type ResponseOAuthBadRequest = components['responses']['OAuthBadRequest'];
@@ -4787,7 +4804,7 @@ export interface operations {
             422: components["responses"]["UnsupportedMarket"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["BrokerUnavailable"];
         };
     };
     listBrokers: {
@@ -5113,7 +5130,7 @@ export interface operations {
             422: components["responses"]["ApproveUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["BrokerUnavailable"];
         };
     };
     rejectOrder: {
@@ -5233,7 +5250,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["BrokerUnavailable"];
         };
     };
     getKillSwitch: {

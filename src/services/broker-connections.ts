@@ -177,7 +177,24 @@ export class BrokerConnections {
   }
 
   /** Ends the account's connection (its orders go to the paper broker again); the connection it had, if any. */
+  /** Disconnects the account; refused (409 broker-orders-open) while orders it sent the broker are open there. */
   async disconnect(accountId: string): Promise<BrokerConnectionView | undefined> {
+    const open = await this.db
+      .selectFrom('orders as o')
+      .innerJoin('broker_connections as c', (join) => join.onRef('c.account_id', '=', 'o.account_id').onRef('c.broker', '=', 'o.broker_id'))
+      .select('o.id')
+      .where('o.account_id', '=', accountId)
+      .where('o.status', 'in', ['submitted', 'partially_filled'])
+      .orderBy('o.id')
+      .execute();
+    if (open.length > 0) {
+      const ids = open.map((o) => o.id);
+      throw new ProblemError(
+        'broker-orders-open',
+        `${ids.length} ${ids.length === 1 ? 'order is' : 'orders are'} still open at the broker (${ids.join(', ')}): cancel them, or wait until they fill, then disconnect.`,
+        { order_ids: ids },
+      );
+    }
     const row = await this.db.deleteFrom('broker_connections').where('account_id', '=', accountId).returningAll().executeTakeFirst();
     this.ports.delete(accountId);
     return row && view(row);

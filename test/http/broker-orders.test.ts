@@ -268,4 +268,19 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     await other.stop();
     server.services.brokerSync.start(300, { warn: () => undefined });
   });
+
+  it('refuses to disconnect while orders are open at the broker, and disconnects once they are not', async () => {
+    alpaca.onSubmit = 'rest';
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    await approve(order!.id);
+    const refused = await server.services.brokerConnections.disconnect(holder.accountId).then(
+      () => expect.fail('disconnected with an order open at the broker'),
+      (error: { slug: string; extensions: { order_ids: string[] } }) => error,
+    );
+    expect([refused.slug, refused.extensions.order_ids]).to.deep.equal(['broker-orders-open', [order!.id]]);
+    const cancelled = await server.api.request('POST', `/v1/orders/${order!.id}/cancel`, { token: holder.token });
+    expect(cancelled.body.status, JSON.stringify(cancelled.body)).to.equal('cancelled');
+    expect((await server.services.brokerConnections.disconnect(holder.accountId))?.broker).to.equal('alpaca');
+    expect((await get('/v1/brokers')).body.data.find((b: any) => b.id === 'alpaca').status).to.equal('not_configured');
+  });
 });
