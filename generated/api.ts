@@ -471,8 +471,10 @@ export interface paths {
         };
         /**
          * Get the portfolio of a market
-         * @description Cash, holdings and values of the account's paper portfolio in one market, valued at the latest
-         *     known prices. Amounts are in the market's currency with its minor-unit precision.
+         * @description Cash, holdings and values of the account's portfolio in one market, valued at the latest known
+         *     prices: the paper broker's, or, for an account connected to a broker (Alpaca), the broker's
+         *     cash, positions and latest trades read now (503 `broker-unavailable` when it does not answer).
+         *     Amounts are in the market's currency with its minor-unit precision.
          */
         get: operations["getPortfolio"];
         put?: never;
@@ -636,15 +638,23 @@ export interface paths {
         /**
          * Approve a proposed order
          * @description Approves a `proposed` order. With the kill switch off and the policy check and risk gate passing,
-         *     the order is submitted to the paper broker and filled at the current price; cash and positions
-         *     change in the same transaction and the response is the `filled` order. A `limit` order the price
-         *     has not reached stays `submitted` (the paper broker does not fill resting orders later; cancel it).
-         *     Before the checks, a day's loss at or beyond the policy's `max_daily_loss` engages the account
-         *     kill switch (`engaged_by: system`).
+         *     the order is submitted to the account's broker. On the built-in paper broker it fills at the
+         *     current price; cash and positions change in the same transaction and the response is the
+         *     `filled` order. A `limit` order the price has not reached stays `submitted` (the paper broker
+         *     does not fill resting orders later; cancel it). On an account connected to a broker (Alpaca),
+         *     the checks run on what the broker states (cash, buying power, positions, latest prices, the
+         *     day's starting equity), the order is sent once with `client_order_id` = its id, and the answer
+         *     is `submitted` (`filled` if the broker already said so): fills come later as `partially_filled`
+         *     and `filled` (webhooks `order.partially_filled`, `order.filled`); one the broker never takes
+         *     within the operator's window ends `rejected`. When the broker does not answer the reads the
+         *     checks need, the answer is 503 `broker-unavailable` and nothing changes. Before the checks, a
+         *     day's loss at or beyond the policy's `max_daily_loss` engages the account kill switch
+         *     (`engaged_by: system`).
          *
          *     | from | trigger | condition | to | effects |
          *     |---|---|---|---|---|
          *     | proposed | approve | kill switch off, policy check and risk gate pass | submitted → filled (paper broker) | cash and positions updated in the same transaction; events recorded |
+         *     | proposed | approve | the same, on a connected broker | submitted (sent once; fills follow) | the broker's fills move cash and positions |
          *     | proposed | approve | policy in force invalid (stored before limits were bounded) | proposed (unchanged) | 409 `policy-invalid`: sign a new version |
          *     | proposed | approve | kill switch engaged | proposed (unchanged) | 409 `kill-switch-engaged` |
          *     | proposed | approve | policy check or risk gate fails | blocked | 422 `checks-failed` listing each failed check |
@@ -2007,7 +2017,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description The account's paper portfolio in one market. Amounts are in `currency` with its minor-unit
+         * @description The account's portfolio in one market (the paper broker's, or the connected broker's). Amounts are in `currency` with its minor-unit
          *     precision (2 decimals; 0 for JPY); quantities have up to 6 decimals.
          */
         Portfolio: {
@@ -2425,22 +2435,25 @@ export interface components {
              * @description When the reading that found them was made.
              */
             at: string;
-            /** @description Cash in the books and at the broker, when they differed. */
-            cash?: {
-                /** @description Cash in the books, a decimal string. */
-                books: string;
-                /** @description Cash the broker stated, a decimal string. */
-                broker: string;
-            };
+            cash?: components["schemas"]["ReportCashDrift"];
             /** @description Each position whose quantity differed. */
-            positions: {
-                /** @description The symbol. */
-                symbol: string;
-                /** @description Quantity in the books, a decimal string. */
-                books: string;
-                /** @description Quantity the broker stated, a decimal string. */
-                broker: string;
-            }[];
+            positions: components["schemas"]["ReportPositionDrift"][];
+        };
+        /** @description Cash in the books and at the broker, when they differed. */
+        ReportCashDrift: {
+            /** @description Cash in the books, a decimal string. */
+            books: string;
+            /** @description Cash the broker stated, a decimal string. */
+            broker: string;
+        };
+        /** @description A position whose quantity differed between the books and the broker. */
+        ReportPositionDrift: {
+            /** @description The symbol. */
+            symbol: string;
+            /** @description Quantity in the books, a decimal string. */
+            books: string;
+            /** @description Quantity the broker stated, a decimal string. */
+            broker: string;
         };
         /**
          * @description Orders created that day, orders still awaiting a decision at its end, and the day's decisions by
@@ -4001,6 +4014,8 @@ export type SchemaGenerateDailyReportRequest = components['schemas']['GenerateDa
 export type SchemaDailyReport = components['schemas']['DailyReport'];
 export type SchemaReportBroker = components['schemas']['ReportBroker'];
 export type SchemaReportDrift = components['schemas']['ReportDrift'];
+export type SchemaReportCashDrift = components['schemas']['ReportCashDrift'];
+export type SchemaReportPositionDrift = components['schemas']['ReportPositionDrift'];
 export type SchemaReportOrderCounts = components['schemas']['ReportOrderCounts'];
 export type SchemaReportDecision = components['schemas']['ReportDecision'];
 export type SchemaKillSwitchEvent = components['schemas']['KillSwitchEvent'];
@@ -5107,7 +5122,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order after approval (`filled`, or `submitted` for a limit order the price has not reached). */
+            /** @description The order after approval: `filled` on the paper broker (or `submitted` for a limit order the price has not reached); `submitted` on a connected broker (or `filled` when its answer already said so). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

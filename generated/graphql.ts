@@ -16,7 +16,7 @@ export type Scalars = {
 
 export type Query = {
   __typename?: 'Query';
-  /** The paper portfolio of a market: cash, holdings, market value, each price with its time. */
+  /** The portfolio of a market (the paper broker's, or the connected broker's): cash, holdings, market value, each price with its time. */
   portfolio?: Maybe<Portfolio>;
   /** The account's orders, newest first, optionally filtered. */
   orders?: Maybe<OrderList>;
@@ -135,7 +135,7 @@ export type Mutation = {
   createPolicy?: Maybe<Policy>;
   /** Asks the engine of `mode` for trades and stores them as an idea of proposed orders. */
   generateIdeas?: Maybe<GenerateIdeasResponse>;
-  /** Approves a proposed order: kill switch, policy check and risk gate, then the paper broker. */
+  /** Approves a proposed order: kill switch, policy check and risk gate, then the account's broker (the paper broker fills at once; a connected broker answers submitted, fills follow). */
   approveOrder?: Maybe<Order>;
   /** Rejects a proposed order. */
   rejectOrder?: Maybe<Order>;

@@ -122,6 +122,8 @@ async function accountAtBroker(port: BrokerPort, broker: ConnectableBroker, live
  */
 export class BrokerConnections {
   private readonly ports = new Map<string, { sealed: string; port: BrokerPort }>();
+  /** Told when an account was connected here or traded through its broker (the instance's sync streams it at once). */
+  onTouched: (accountId: string) => void = () => undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -173,10 +175,15 @@ export class BrokerConnections {
       .returningAll()
       .executeTakeFirstOrThrow();
     this.remember(accountId, row.secret_sealed, port);
+    this.onTouched(accountId);
     return view(row);
   }
 
   /** Ends the account's connection (its orders go to the paper broker again); the connection it had, if any. */
+  touched(accountId: string): void {
+    this.onTouched(accountId);
+  }
+
   /** Disconnects the account; refused (409 broker-orders-open) while orders it sent the broker are open there. */
   async disconnect(accountId: string): Promise<BrokerConnectionView | undefined> {
     const open = await this.db
@@ -189,11 +196,8 @@ export class BrokerConnections {
       .execute();
     if (open.length > 0) {
       const ids = open.map((o) => o.id);
-      throw new ProblemError(
-        'broker-orders-open',
-        `${ids.length} ${ids.length === 1 ? 'order is' : 'orders are'} still open at the broker (${ids.join(', ')}): cancel them, or wait until they fill, then disconnect.`,
-        { order_ids: ids },
-      );
+      const which = `${ids.length} ${ids.length === 1 ? 'order is' : 'orders are'} still open at the broker (${ids.join(', ')})`;
+      throw new ProblemError('broker-orders-open', `${which}: cancel them, or wait until they fill, then disconnect.`, { order_ids: ids });
     }
     const row = await this.db.deleteFrom('broker_connections').where('account_id', '=', accountId).returningAll().executeTakeFirst();
     this.ports.delete(accountId);

@@ -145,6 +145,9 @@ export async function createServices(
   // One per process: it keeps each connected account's port between requests.
   const brokerConnections = new BrokerConnections(db.kysely, clock, config.brokers, overrides.brokerFactory ?? realBrokers);
 
+  // One sync per process, bound to the root store (the first binding): a transaction's binding shares it.
+  let rootSync: BrokerSync | undefined;
+  brokerConnections.onTouched = (accountId) => rootSync?.watch(accountId);
   const bind = (store: Store): Services => {
     const ctx: ServiceContext = { store, clock, prices, brokers: brokerConnections, config };
     return {
@@ -174,7 +177,7 @@ export async function createServices(
       webhooks,
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
-      brokerSync: new BrokerSync(ctx, brokerConnections),
+      brokerSync: (rootSync ??= new BrokerSync(ctx, brokerConnections)),
       close: () => compute.close(),
     };
   };

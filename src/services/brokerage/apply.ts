@@ -8,7 +8,15 @@ import { roundMoney } from '../money.js';
 import { record, type Step } from '../orders/transitions.js';
 import { lockOrder } from '../orders/trigger-state.js';
 import type { Store } from '../store.js';
-import { progressOf } from './progress.js';
+import { AT_BROKER, progressOf } from './progress.js';
+
+/** How far along an order is at the broker, by its status word: working, partly filled, ended. */
+function rank(status: string | null): number {
+  if (status === null) return -1;
+  if (['partially_filled'].includes(status)) return 1;
+  if (['filled', 'canceled', 'expired', 'rejected', 'done_for_day'].includes(status)) return 2;
+  return 0;
+}
 
 /** The system's own steps (a fill, the broker's cancellation) name no client. */
 const SYSTEM = 'system';
@@ -42,9 +50,13 @@ export async function applyLocked(
   now: Date,
 ): Promise<boolean> {
   const { row } = state;
+  // An order final here changes no more, and the broker's word about it neither: a late or repeated update (the
+  // submit's answer after the fill's update, a replayed `new`) must not write an earlier word over a later one.
+  if (!(AT_BROKER as readonly string[]).includes(row.status)) return false;
+  const later = rank(broker.status) >= rank(row.broker_status);
   const known = {
     broker_order_id: broker.brokerOrderId || row.broker_order_id,
-    broker_status: broker.brokerStatus,
+    broker_status: later ? broker.brokerStatus : row.broker_status,
     broker_submitted_at: row.broker_submitted_at ?? broker.submittedAt ?? now,
     next_submit_at: null,
   };

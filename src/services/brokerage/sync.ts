@@ -41,14 +41,21 @@ export class BrokerSync {
   start(intervalMs: number, log: SyncLog): void {
     this.log = log;
     this.leaseMs = 3 * intervalMs;
-    const tick = () => {
-      this.running ??= this.sweep()
-        .catch((error: unknown) => this.log.warn({ err: error }, 'broker sweep failed'))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, intervalMs);
+    this.tick();
+    this.timer = setInterval(() => this.tick(), intervalMs);
     this.timer.unref();
+  }
+
+  /** A sweep now, unless one is running. */
+  private tick(): void {
+    this.running ??= this.sweep()
+      .catch((error: unknown) => this.log.warn({ err: error }, 'broker sweep failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  /** An account just connected or traded: streamed now if this instance does not stream it yet (once started). */
+  watch(accountId: string): void {
+    if (this.timer && !this.streams.has(accountId)) this.tick();
   }
 
   /** Closes the streams and hands the accounts back: another instance takes them at its next sweep. */

@@ -74,6 +74,7 @@ export async function approveAtBroker(
   });
   if (!sent) return decided;
   await new BrokerSender(ctx).attempt(actor.accountId, orderId, port);
+  ctx.brokers.touched?.(actor.accountId);
   const row = await store.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
   return (await viewsOf(store.db, [row], clock.now()))[0]!;
 }
