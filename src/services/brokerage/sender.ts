@@ -7,8 +7,7 @@ import { sql } from 'kysely';
 import { BrokerError, type BrokerPort } from '../../brokers/port.js';
 import type { ServiceContext } from '../context.js';
 import { effectiveKillSwitch } from '../kill-switch.js';
-import { dec } from '../money.js';
-import { record } from '../orders/transitions.js';
+import { record, submitRequestOf } from '../orders/transitions.js';
 import { lockOrder } from '../orders/trigger-state.js';
 import { applyBrokerOrder } from './apply.js';
 import { brokerName } from './directory.js';
@@ -38,7 +37,7 @@ export class BrokerSender {
       .where('account_id', '=', accountId)
       .where('status', '=', 'submitted')
       .where('next_submit_at', '<=', now)
-      .returning(['symbol', 'side', 'quantity', 'order_type', 'limit_price', 'submit_by', 'submit_attempts'])
+      .returningAll()
       .executeTakeFirst();
     if (!claimed) return false;
     const name = brokerName(port.id);
@@ -60,15 +59,7 @@ export class BrokerSender {
       return true;
     }
     try {
-      const placed = await port.submit({
-        clientOrderId: orderId,
-        symbol: claimed.symbol,
-        side: claimed.side,
-        quantity: dec(claimed.quantity).toFixed(),
-        type: claimed.order_type,
-        ...(claimed.limit_price !== null ? { limitPrice: dec(claimed.limit_price).toFixed() } : {}),
-        timeInForce: 'day',
-      });
+      const placed = await port.submit(submitRequestOf(claimed));
       await applyBrokerOrder(store, accountId, placed, name, clock.now());
     } catch (error) {
       if (!(error instanceof BrokerError)) throw error;

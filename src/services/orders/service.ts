@@ -10,7 +10,8 @@ import { engage } from '../kill-switch.js';
 import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueAtDayStart } from '../ledger.js';
 import { dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
-import { invalidState, marketable, record, tradeOf, type Step, type Trigger } from './transitions.js';
+import { PaperBroker } from '../brokerage/paper.js';
+import { invalidState, record, submitRequestOf, tradeOf, type Step, type Trigger } from './transitions.js';
 import { lockForApproval, lockOrder } from './trigger-state.js';
 import { approveAtBroker, cancelAtBroker } from './broker-approval.js';
 import { eventsOf, type Decided, type Decision, type Outcome } from './decision.js';
@@ -63,15 +64,17 @@ export class OrderService {
       const decided = await this.judge(trx, actor, now, { ...state, prices, cash: account.cash });
       if (!('approved' in decided)) return decided;
       const { row, positions } = state;
-      const { quote } = decided;
+      // The paper broker's answer to the order (it executes on the spot, writing nothing): booked here, in this statement.
+      const answer = await new PaperBroker(this.ctx, actor.accountId).submit(submitRequestOf(row));
       const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
-      if (!marketable(row, quote.price)) {
+      if (answer.status !== 'filled' || !answer.averageFillPrice) {
         const resting = await record(trx, row, [submitted], state);
         return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted], state.actorName)], now) };
       }
+      const price = answer.averageFillPrice;
       const steps: Step[] = [
         submitted,
-        { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${quote.price.toFixed(2)}` },
+        { to: 'filled', at: now, clientId: null, reason: `filled by the paper broker at ${price.toFixed(2)}` },
       ];
       const quantity = dec(row.quantity);
       const filled = await record(
@@ -79,16 +82,16 @@ export class OrderService {
         row,
         steps,
         state,
-        { fill_price: quote.price.toFixed(), filled_quantity: row.quantity, filled_at: now },
+        { fill_price: price.toFixed(), filled_quantity: row.quantity, filled_at: now },
         {
           quantity,
-          price: quote.price,
-          notional: roundMoney(quantity.times(quote.price)),
+          price,
+          notional: roundMoney(quantity.times(price)),
           position: positionAfterFill(
             positions.find((p) => p.symbol === row.symbol),
             row.side,
             quantity,
-            quote.price,
+            price,
           ),
         },
       );

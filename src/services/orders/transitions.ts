@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
+import type { SubmitRequest } from '../../brokers/port.js';
 import { ProblemError } from '../../problems.js';
 import type { FailedCheck, ProposedTrade } from '../checks.js';
 import { dayOf, startOfUtcDay } from '../ledger.js';
@@ -164,7 +165,15 @@ export function tradeOf(row: OrderRow): ProposedTrade {
   };
 }
 
-export function marketable(row: OrderRow, price: Dec): boolean {
-  if (row.order_type === 'market' || row.limit_price === null) return true;
-  return row.side === 'buy' ? price.lessThanOrEqualTo(row.limit_price) : price.greaterThanOrEqualTo(row.limit_price);
+/** What is sent to a broker for an approved order: its client order id is the order's id; a day order. */
+export function submitRequestOf(row: OrderRow): SubmitRequest {
+  return {
+    clientOrderId: row.id,
+    symbol: row.symbol,
+    side: row.side,
+    quantity: dec(row.quantity).toFixed(),
+    type: row.order_type,
+    ...(row.limit_price !== null ? { limitPrice: dec(row.limit_price).toFixed() } : {}),
+    timeInForce: 'day',
+  };
 }
