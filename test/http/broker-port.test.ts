@@ -13,9 +13,9 @@ import { policyHolder } from '../support/trading.js';
 interface Subject {
   port: BrokerPort;
   /** Places a buy of 1 VTI with a limit below the price (within the price collar) (it rests), as the broker's own client would; its id. */
-  rest(): Promise<string>;
+  rest: () => Promise<string>;
   /** Buys 2 VTI now; resolves once the broker holds the position. */
-  buyTwo(): Promise<void>;
+  buyTwo: () => Promise<void>;
 }
 
 function holdsThePortContract(name: string, subject: () => Subject) {
