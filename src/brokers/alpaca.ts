@@ -37,8 +37,8 @@ export interface AlpacaOptions {
   maxReconnectMs?: number;
 }
 
-/** Reads are retried within their deadline (a blip of a few seconds passes); a POST or DELETE never is, here. */
-const READ_RETRY = { maxRetries: 4, retryDelayMs: 250, maxDelayMs: 2_000 };
+/** Reads are retried within their deadline, at most a second apart (an outage of a few seconds passes); a POST or DELETE never is, here. */
+const READ_RETRY = { maxRetries: 8, retryDelayMs: 250, maxDelayMs: 1_000 };
 
 /** Alpaca's order statuses as the port's: what is still working, what filled, what ended. */
 const STATUSES: Record<string, BrokerOrderStatus> = {

@@ -193,22 +193,34 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     expect(atBroker(order!.id)).to.deep.equal([]);
   });
 
-  it('applies, once, a fill made while the service was stopped, when it starts again', async () => {
+  it('applies, once, a fill made while the service was down (a crash: its lease never handed back), when it starts', async () => {
     alpaca.onSubmit = 'rest';
     const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '2' });
     await approve(order!.id);
     await until('the broker to hold it', async () => (await orderOf(order!.id)).broker.order_id);
     await server.services.brokerSync.stop();
+    // The process that held the account's stream died without handing it back.
+    await server.context.store.db
+      .updateTable('broker_connections')
+      .set({ stream_owner: 'sync_crashed', stream_lease_until: new Date(Date.now() + 3_600_000) })
+      .execute();
     alpaca.fill(order!.id);
     expect((await orderOf(order!.id)).status).to.equal('submitted');
-    server.services.brokerSync.start(300, { warn: () => undefined });
-    const filled = await until('the start to reconcile', async () =>
-      (await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined,
-    );
-    expect(filled.filled_quantity).to.equal(2);
-    await server.services.brokerSync.sweep();
-    const fills = await server.context.store.db.selectFrom('fills').select('id').where('order_id', '=', order!.id).execute();
-    expect(fills).to.have.length(1);
+    const restarted = new BrokerSync(server.context, server.services.brokerConnections);
+    restarted.start(60_000, { warn: () => undefined });
+    try {
+      const filled = await until('the start to reconcile', async () =>
+        (await orderOf(order!.id)).status === 'filled' ? orderOf(order!.id) : undefined,
+      );
+      expect(filled.filled_quantity).to.equal(2);
+      await restarted.sweep(true);
+      const fills = await server.context.store.db.selectFrom('fills').select('id').where('order_id', '=', order!.id).execute();
+      expect(fills).to.have.length(1);
+    } finally {
+      await restarted.stop();
+      await server.context.store.db.updateTable('broker_connections').set({ stream_owner: null, stream_lease_until: null }).execute();
+      server.services.brokerSync.start(300, { warn: () => undefined });
+    }
   });
 
   it('generates ideas from the broker: its cash, its positions, its prices', async () => {

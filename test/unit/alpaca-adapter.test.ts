@@ -78,10 +78,12 @@ describe("the Alpaca adapter, against a stand-in speaking Alpaca's published doc
     expect((await failure(broker.clock())).kind).to.equal('unavailable');
   });
 
-  it('retries a read through a short outage within its deadline', async () => {
-    alpaca.down({ ms: 600, mode: 'reset' });
+  it('retries reads through a 3 s outage within the default deadline (5 s), whether refused or answered 503', async () => {
+    alpaca.down({ ms: 3_000, mode: '503' });
     const account = await adapter(KEYS, 5_000).account();
     expect(account.cash.toFixed(2)).to.equal('50000.00');
+    alpaca.down({ ms: 600, mode: 'reset' });
+    expect((await adapter(KEYS, 5_000).positions()).map((p) => p.symbol)).to.deep.equal(['VTI']);
   });
 
   it('submits once per client order id: a retry after a timeout finds the order the first try placed', async () => {

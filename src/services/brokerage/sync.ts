@@ -41,14 +41,14 @@ export class BrokerSync {
   start(intervalMs: number, log: SyncLog): void {
     this.log = log;
     this.leaseMs = 3 * intervalMs;
-    this.tick();
+    this.tick(true);
     this.timer = setInterval(() => this.tick(), intervalMs);
     this.timer.unref();
   }
 
   /** A sweep now, unless one is running. */
-  private tick(): void {
-    this.running ??= this.sweep()
+  private tick(everyAccount = false): void {
+    this.running ??= this.sweep(everyAccount)
       .catch((error: unknown) => this.log.warn({ err: error }, 'broker sweep failed'))
       .finally(() => (this.running = undefined));
   }
@@ -74,9 +74,11 @@ export class BrokerSync {
 
   /**
    * Every connected account this instance holds the lease of (taking those no instance holds, or whose lease lapsed):
-   * its stream open, its due orders sent, its orders and books reconciled. Another instance's accounts are left to it.
+   * its stream open, its due orders sent, its orders and books reconciled. Another instance's accounts are left to it,
+   * except at start (`everyAccount`): a lease a stopped process never handed back (a crash) stays until it lapses, and
+   * the fills made while the service was down are polled at once whoever streams them later (polling books once).
    */
-  async sweep(): Promise<void> {
+  async sweep(everyAccount = false): Promise<void> {
     const now = this.ctx.clock.now();
     const held = await this.ctx.store.db
       .updateTable('broker_connections')
@@ -91,10 +93,13 @@ export class BrokerSync {
         this.streams.delete(accountId);
       }
     }
-    for (const accountId of [...mine].sort()) {
+    const others = everyAccount
+      ? (await this.ctx.store.db.selectFrom('broker_connections').select('account_id').execute()).map((r) => r.account_id)
+      : [];
+    for (const accountId of [...new Set([...mine, ...others])].sort()) {
       const port = await this.accounts.portFor(accountId);
       if (!port) continue;
-      this.listen(accountId, port);
+      if (mine.has(accountId)) this.listen(accountId, port);
       await this.reconcile(accountId, port).catch((error: unknown) =>
         this.log.warn({ err: error, account_id: accountId }, 'broker reconcile failed'),
       );
