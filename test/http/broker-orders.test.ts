@@ -295,4 +295,20 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     expect((await server.services.brokerConnections.disconnect(holder.accountId))?.broker).to.equal('alpaca');
     expect((await get('/v1/brokers')).body.data.find((b: any) => b.id === 'alpaca').status).to.equal('not_configured');
   });
+
+  it('sends a keyed approval once its decision has committed, and a replay of the key sends nothing', async () => {
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const keyed = () =>
+      server.api.request('POST', `/v1/orders/${order!.id}/approve`, {
+        token: holder.token,
+        headers: { 'Idempotency-Key': `approve-${order!.id}` },
+      });
+    const first = await keyed();
+    expect([first.status, first.body.status, first.body.broker.id]).to.deep.equal([200, 'submitted', 'alpaca']);
+    await until('the fill', async () => (await orderOf(order!.id)).status === 'filled');
+    const replay = await keyed();
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(first.body);
+    expect(posts(order!.id)).to.have.length(1);
+  });
 });

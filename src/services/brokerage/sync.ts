@@ -53,9 +53,20 @@ export class BrokerSync {
       .finally(() => (this.running = undefined));
   }
 
-  /** An account just connected or traded: streamed now if this instance does not stream it yet (once started). */
+  /**
+   * An account just connected or traded: what is due is sent now, and the account is streamed now if this instance
+   * does not stream it yet (once started).
+   */
   watch(accountId: string): void {
-    if (this.timer && !this.streams.has(accountId)) this.tick();
+    if (!this.timer) return;
+    void this.sendDue(accountId).catch((error: unknown) => this.log.warn({ err: error, account_id: accountId }, 'broker send failed'));
+    if (!this.streams.has(accountId)) this.tick();
+  }
+
+  private async sendDue(accountId: string): Promise<void> {
+    const port = await this.accounts.portFor(accountId);
+    if (!port) return;
+    for (const orderId of await this.sender.due(accountId)) await this.sender.attempt(accountId, orderId, port);
   }
 
   /** Closes the streams and hands the accounts back: another instance takes them at its next sweep. */
@@ -130,7 +141,7 @@ export class BrokerSync {
   /** Sends what is due, polls every order the broker holds for the account, then refreshes its books. */
   async reconcile(accountId: string, port: BrokerPort): Promise<void> {
     await haltAtBroker(this.ctx, accountId, port, await effectiveKillSwitch(this.ctx.store.db, accountId));
-    for (const orderId of await this.sender.due(accountId)) await this.sender.attempt(accountId, orderId, port);
+    await this.sendDue(accountId);
     const open = await this.ctx.store.db
       .selectFrom('orders')
       .select('id')

@@ -73,6 +73,12 @@ export async function approveAtBroker(
     return { order: orderView(submitted, [...state.events, ...eventsOf(row, [step], state.actorName)], now) };
   });
   if (!sent) return decided;
+  if (store.inTransaction) {
+    // A keyed call: the decision commits with the key's answer, and only then is the order sent (the instance's sync
+    // sends what is due): an order never reaches the broker while the decision to send it could still roll back.
+    store.onCommit(() => ctx.brokers.touched?.(actor.accountId));
+    return decided;
+  }
   await new BrokerSender(ctx).attempt(actor.accountId, orderId, port);
   ctx.brokers.touched?.(actor.accountId);
   const row = await store.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
