@@ -5,7 +5,11 @@ import type { Kysely } from 'kysely';
  * holding the lease streams and polls the account, and renews it at each sweep; another takes over once it lapses.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('broker_connections').addColumn('stream_owner', 'text').addColumn('stream_lease_until', 'timestamptz').execute();
+  await db.schema
+    .alterTable('broker_connections')
+    .addColumn('stream_owner', 'text')
+    .addColumn('stream_lease_until', 'timestamptz')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
