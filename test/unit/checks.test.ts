@@ -141,6 +141,11 @@ describe('policy check and risk gate rules, each passing and failing', () => {
     expect(message(riskGate(buy('40'), quote, { ...account, cash: dec('3999') }, now, false), 'risk.buying_power')).to.equal(
       'Buying needs up to 4000.00 but the account has 3999.00 in cash.',
     );
+    // A connected account: the broker's buying power, not the cash, is what a buy may spend.
+    expect(
+      message(riskGate(buy('40'), quote, { ...account, cash: dec('5000'), buyingPower: dec('3999.5') }, now, false), 'risk.buying_power'),
+    ).to.equal('Buying needs up to 4000.00 but the broker states 3999.50 of buying power.');
+    expect(riskGate(buy('40'), quote, { ...account, cash: dec('100'), buyingPower: dec('4000') }, now, false)).to.deep.equal([]);
   });
 });
 

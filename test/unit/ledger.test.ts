@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { positionAfterFill, valueAtDayStart, valueBefore, type FillRecord } from '../../src/services/ledger.js';
-import type { PriceSource } from '../../src/services/market-data.js';
+import { positionAfterFill, value, valueAtDayStart, valueBefore, type FillRecord } from '../../src/services/ledger.js';
+import { US_UNIVERSE, type PriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 
 // The position a fill leaves, in worked-out numbers: a buy moves the average cost to the weighted mean of what was
@@ -26,9 +26,11 @@ describe('ledger: the position a fill leaves', () => {
 // The account as it stood at an instant, from today's cash and positions and the fills after that instant (each
 // undone): what the daily loss limit and the daily report value the start of a day with.
 describe('ledger: the account before the fills after an instant', () => {
+  // A source that prices every symbol it is asked for, as a broker's latest trades do.
   const prices: PriceSource = {
     instrument: () => undefined,
     instruments: () => [],
+    has: () => true,
     quote: (symbol, at) => ({ symbol, price: dec(symbol === 'VTI' ? '100' : '50'), as_of: at }),
   };
   const noon = new Date('2026-11-27T12:00:00Z');
@@ -90,5 +92,53 @@ describe('ledger: the account before the fills after an instant', () => {
       ['QQQ', '4', '200.00'],
     ]);
     expect(v.total.toFixed(2)).to.equal('2130.00');
+  });
+});
+
+// A holding outside the catalogue (a connected broker's): valued at the source's price when it has one, else at its
+// average cost as of its last change (a past day has no broker price of it).
+describe('ledger: the value of a holding outside the catalogue', () => {
+  const at = new Date('2026-11-27T15:00:00Z');
+  const changed = new Date('2026-11-20T15:00:00Z');
+  const held = (symbol: string, quantity: string, cost: string) => ({
+    symbol,
+    quantity: dec(quantity),
+    average_cost: dec(cost),
+    updated_at: changed,
+  });
+  const source = (broker: string[] | undefined): PriceSource => ({
+    instrument: (symbol) => US_UNIVERSE.find((i) => i.symbol === symbol),
+    instruments: () => [],
+    ...(broker ? { has: (symbol: string) => broker.includes(symbol) } : {}),
+    quote: (symbol, when) => ({ symbol, price: dec(symbol === 'VTI' ? '330' : '260'), as_of: when }),
+  });
+  const holdings = (prices: PriceSource) => {
+    const v = value(prices, dec('100.00'), [held('VTI', '2', '300'), held('TSLA', '3', '250.505')], at);
+    return [
+      v.holdings.map((h) => [h.position.symbol, h.price.toFixed(), h.priceAsOf.toISOString(), h.marketValue.toFixed(2)]),
+      v.total.toFixed(2),
+    ];
+  };
+
+  it("prices a catalogue holding by the source, and one outside it by the source when it has the symbol (a broker's trade)", () => {
+    expect(holdings(source(['TSLA']))).to.deep.equal([
+      [
+        ['VTI', '330', at.toISOString(), '660.00'],
+        ['TSLA', '260', at.toISOString(), '780.00'],
+      ],
+      '1540.00',
+    ]);
+  });
+
+  it('values one outside it at its average cost, as of its last change, when the source has no price of it or cannot say', () => {
+    const atCost = [
+      [
+        ['VTI', '330', at.toISOString(), '660.00'],
+        ['TSLA', '250.505', changed.toISOString(), '751.52'],
+      ],
+      '1511.52',
+    ];
+    expect(holdings(source([]))).to.deep.equal(atCost);
+    expect(holdings(source(undefined))).to.deep.equal(atCost);
   });
 });

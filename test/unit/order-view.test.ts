@@ -170,5 +170,8 @@ describe('withPaperBroker: what record() stores of the paper broker', () => {
     const sent = row({ status: 'submitted', broker_id: 'alpaca', broker_status: 'accepted' });
     expect(withPaperBroker(sent, [step('partially_filled')], { filled_quantity: '2' })).to.deep.equal({ filled_quantity: '2' });
     expect(withPaperBroker(row({ broker_id: 'alpaca' }), [step('submitted')], {})).to.deep.equal({});
+    // Approved for Alpaca and not sent yet: no word of the broker and no time it took the order until Alpaca answers.
+    const approved = { broker_id: 'alpaca', submit_by: at, next_submit_at: at, rests_until: null };
+    expect(withPaperBroker(row(), [step('submitted')], approved)).to.deep.equal(approved);
   });
 });
