@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Queryable } from './store.js';
 import type { Database } from '../../db/schema.js';
 import type { BrokerConnectionsTable } from '../../db/tables/brokers.js';
 import { CONNECTABLE_BROKERS, type BrokerConnectionConfig, type BrokerFactory, type ConnectableBroker } from '../brokers/connection.js';
@@ -213,8 +214,9 @@ export class BrokerConnections {
    * The broker port of a connected account (the adapter with its opened secret key), made once per connection and
    * kept until the account disconnects or connects again (on any instance); undefined for a paper account.
    */
-  async portFor(accountId: string): Promise<BrokerPort | undefined> {
-    const row = await this.db
+  async portFor(accountId: string, db: Queryable = this.db): Promise<BrokerPort | undefined> {
+    // Inside a use case's transaction its own connection reads (the embedded database has only one).
+    const row = await db
       .selectFrom('broker_connections')
       .select(['broker', 'live', 'key_id', 'secret_sealed'])
       .where('account_id', '=', accountId)

@@ -14,7 +14,7 @@ import { MemoryWindowCounter, type WindowCounter } from '../counters/window-coun
 import { realBrokers, type BrokerFactory } from '../brokers/connection.js';
 import { BrokerConnections } from './broker-connections.js';
 import { BrokerService } from './brokers.js';
-import { PAPER_ONLY } from './brokerage/directory.js';
+import { PAPER_ONLY, type BrokerDirectory } from './brokerage/directory.js';
 import { BrokerSync } from './brokerage/sync.js';
 import { haltAtBroker } from './brokerage/halt.js';
 import { ChallengeService } from './challenges.js';
@@ -149,7 +149,13 @@ export async function createServices(
   let rootSync: BrokerSync | undefined;
   brokerConnections.onTouched = (accountId) => rootSync?.watch(accountId);
   const bind = (store: Store): Services => {
-    const ctx: ServiceContext = { store, clock, prices, brokers: brokerConnections, config };
+    // The broker of an account, read on the binding's own store (a keyed call's transaction, on the embedded database
+    // its one connection).
+    const brokers: BrokerDirectory = {
+      portFor: (accountId) => brokerConnections.portFor(accountId, store.db),
+      touched: (accountId) => brokerConnections.touched(accountId),
+    };
+    const ctx: ServiceContext = { store, clock, prices, brokers, config };
     return {
       goals: new GoalService(compute, budget),
       policies: new PolicyService(ctx),
@@ -159,7 +165,7 @@ export async function createServices(
       ideas: new IdeaService(ctx),
       orders: new OrderService(ctx),
       killSwitch: new KillSwitchService(ctx, async (accountId, engaged) => {
-        const port = await brokerConnections.portFor(accountId);
+        const port = await brokers.portFor(accountId);
         if (port) await haltAtBroker(ctx, accountId, port, engaged);
       }),
       killSwitchNames: new KillSwitchNames(() => store.db),
