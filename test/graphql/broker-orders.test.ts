@@ -3,14 +3,15 @@
 // a broker that does not answer gives the broker-unavailable problem with nothing decided. REST's own test
 // (test/http/broker-orders.test.ts) covers the broker's behaviours; this one holds the channel to them.
 import { expect } from 'chai';
-import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import type { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import { alpacaSuite } from '../support/alpaca-suite.js';
 import { until } from '../support/poll.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import type { TestServer } from '../support/server.js';
 import { policyHolder } from '../support/trading.js';
 import { expectSameAnswer } from './selection.js';
 import { graphql } from './support.js';
 
-const KEYS = { keyId: 'PKGRAPHQLFLOW', secretKey: 'graphql-flow-secret' };
+const KEY_ID = 'PKGRAPHQLFLOW';
 
 /** REST's answer cut to the members a GraphQL selection answered (`shape`), leaving out what REST leaves out. */
 function selected(value: any, shape: unknown): unknown {
@@ -23,29 +24,15 @@ const ORDER = `{ id status filled_quantity average_fill_price broker { id order_
 
 describe('orders on an account connected to Alpaca (a stand-in), over GraphQL', function () {
   this.timeout(30_000);
+  const suite = alpacaSuite();
   let alpaca: AlpacaStandIn;
   let server: TestServer;
   let holder: Awaited<ReturnType<typeof policyHolder>>;
 
   before(async () => {
-    alpaca = await AlpacaStandIn.start();
-    server = await startTestServer({
-      ALPACA_PAPER_URL: alpaca.tradingUrl,
-      ALPACA_DATA_URL: alpaca.dataUrl,
-      BROKER_TIMEOUT_MS: '1000',
-      BROKER_RECONCILE_INTERVAL_MS: '300',
-    });
-    alpaca.setPrice('VTI', '330.00');
-    alpaca.setPrice('BND', '74.00');
-    alpaca.addAccount({ ...KEYS, cash: '20000', positions: [{ symbol: 'BND', qty: '10', avgEntryPrice: '72.00' }] });
+    ({ alpaca, server } = suite);
     holder = await policyHolder(server);
-    await server.services.brokerConnections.connect(holder.accountId, { broker: 'alpaca', ...KEYS, live: false });
-  });
-
-  after(async () => {
-    await server?.close();
-    expect(alpaca.violations(), 'requests outside the published documents').to.deep.equal([]);
-    await alpaca.close();
+    await suite.connect(holder.accountId, KEY_ID);
   });
 
   const gql = async (query: string, variables?: Record<string, unknown>) => {
@@ -83,7 +70,7 @@ describe('orders on an account connected to Alpaca (a stand-in), over GraphQL', 
       const read = await orderOf(order!.id);
       return read.status === 'filled' ? read : undefined;
     });
-    const placed = alpaca.orders(KEYS.keyId).filter((o) => o.client_order_id === order!.id);
+    const placed = alpaca.orders(KEY_ID).filter((o) => o.client_order_id === order!.id);
     expect(placed).to.have.length(1);
     expect(alpaca.requests.filter((r) => r.method === 'POST' && r.path === '/v2/orders')).to.have.length(1);
     expect(filled).to.deep.include({ filled_quantity: 3, average_fill_price: 330 });
@@ -124,6 +111,6 @@ describe('orders on an account connected to Alpaca (a stand-in), over GraphQL', 
       alpaca.up();
     }
     expect((await orderOf(order!.id)).status).to.equal('proposed');
-    expect(alpaca.orders(KEYS.keyId).filter((o) => o.client_order_id === order!.id)).to.deep.equal([]);
+    expect(alpaca.orders(KEY_ID).filter((o) => o.client_order_id === order!.id)).to.deep.equal([]);
   });
 });

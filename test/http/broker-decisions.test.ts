@@ -3,75 +3,23 @@
 // approvals, one stream per account. The flow itself (fills, outages, restarts) is broker-orders.test.ts.
 import { expect } from 'chai';
 import { BrokerSync } from '../../src/services/brokerage/sync.js';
-import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import type { AlpacaStandIn } from '../support/alpaca-stand-in.js';
 import { until } from '../support/poll.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { connectedHolders, OPENING } from '../support/alpaca-suite.js';
+import type { TestServer } from '../support/server.js';
 import { recordAtBroker } from '../support/broker-steps.js';
-import { policyHolder, type PolicyOverrides } from '../support/trading.js';
-
-const KEYS = { keyId: 'PKBROKERFLOW', secretKey: 'broker-flow-secret' };
 
 describe('decisions on an account connected to Alpaca (a stand-in), over REST', function () {
   this.timeout(30_000);
+  const flow = connectedHolders('PKBROKERDECIDE');
+  const { get, approve, orderOf, posts, atBroker, asked, connectedHolder } = flow;
   let alpaca: AlpacaStandIn;
   let server: TestServer;
-  let holder: Awaited<ReturnType<typeof policyHolder>>;
-  let keyNumber = 0;
-
-  before(async () => {
-    alpaca = await AlpacaStandIn.start();
-    server = await startTestServer({
-      ALPACA_PAPER_URL: alpaca.tradingUrl,
-      ALPACA_DATA_URL: alpaca.dataUrl,
-      BROKER_TIMEOUT_MS: '1000',
-      BROKER_SUBMIT_WINDOW_MS: '2500',
-      BROKER_RECONCILE_INTERVAL_MS: '300',
-    });
+  let holder: typeof flow.holder;
+  beforeEach(() => {
+    ({ alpaca, server } = flow.suite);
+    holder = flow.holder;
   });
-
-  after(async () => {
-    await server?.close();
-    expect(alpaca.violations(), 'requests outside the published documents').to.deep.equal([]);
-    await alpaca.close();
-  });
-
-  beforeEach(async () => {
-    alpaca.up();
-    alpaca.slow(0);
-    alpaca.muteStream(false);
-    alpaca.onSubmit = 'fill';
-    alpaca.setClock({ isOpen: true });
-    alpaca.setPrice('VTI', '330.00');
-    alpaca.setPrice('BND', '74.00');
-    const keys = { keyId: `${KEYS.keyId}${++keyNumber}`, secretKey: KEYS.secretKey };
-    alpaca.addAccount({ ...keys, cash: '20000', positions: [{ symbol: 'BND', qty: '10', avgEntryPrice: '72.00' }] });
-    holder = await policyHolder(server);
-    await server.services.brokerConnections.connect(holder.accountId, {
-      broker: 'alpaca',
-      keyId: keys.keyId,
-      secretKey: keys.secretKey,
-      live: false,
-    });
-  });
-
-  const get = (path: string) => server.api.request('GET', path, { token: holder.token });
-  const approve = (id: string) => server.api.request('POST', `/v1/orders/${id}/approve`, { token: holder.token });
-  const orderOf = async (id: string) => (await get(`/v1/orders/${id}`)).body;
-  const posts = (id: string) =>
-    alpaca.requests.filter((r) => r.method === 'POST' && (r.body as { client_order_id?: string })?.client_order_id === id);
-  const atBroker = (id: string) => alpaca.orders().filter((o) => o.client_order_id === id);
-  /** The requests that named the order (by its id as client order id). */
-  const asked = (id: string) =>
-    alpaca.requests.filter((r) => `${r.path}?${r.query.toString()} ${JSON.stringify(r.body ?? '')}`.includes(id));
-
-  /** Another holder, connected to a new account at the broker holding `cash` (and `buyingPower`). */
-  async function connectedHolder(spec: { cash: string; buyingPower?: string }, policy: PolicyOverrides = {}) {
-    const keyId = `${KEYS.keyId}X${++keyNumber}`;
-    alpaca.addAccount({ keyId, secretKey: KEYS.secretKey, ...spec });
-    const other = await policyHolder(server, policy);
-    await server.services.brokerConnections.connect(other.accountId, { broker: 'alpaca', keyId, secretKey: KEYS.secretKey, live: false });
-    return other;
-  }
 
   it("measures the day's loss from the broker's equity at the last close", async () => {
     const other = await connectedHolder({ cash: '20000' }, { limits: { max_daily_loss: 500 } });
@@ -92,6 +40,17 @@ describe('decisions on an account connected to Alpaca (a stand-in), over REST', 
       reason: "Daily loss 650.00 reached the policy's limit of 500.00.",
     });
     expect(posts(second!.id)).to.deep.equal([]);
+  });
+
+  it("counts the night's fall of what was held from the broker's equity at the last close, which no fill of the day shows", async () => {
+    // At the last close: 20 000.00 and 10 BND at 74.00, 20 740.00. BND is at 20.00 now: 540.00 lost, not by a trade.
+    const other = await connectedHolder(OPENING, { limits: { max_daily_loss: 500 } });
+    alpaca.setPrice('BND', '20.00');
+    const [order] = await other.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const refused = await server.api.request('POST', `/v1/orders/${order!.id}/approve`, { token: other.token });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+    expect(refused.body.kill_switch.reason).to.equal("Daily loss 540.00 reached the policy's limit of 500.00.");
+    expect(posts(order!.id)).to.deep.equal([]);
   });
 
   it("refuses a buy beyond the broker's buying power, whatever the cash", async () => {
@@ -197,8 +156,21 @@ describe('decisions on an account connected to Alpaca (a stand-in), over REST', 
         token: holder.token,
         headers: { 'Idempotency-Key': `approve-${order!.id}` },
       });
-    const first = await keyed();
+    // The sync is told of the account once the decision committed, the order not sent yet: it sends it.
+    const connections = server.services.brokerConnections;
+    const watching = connections.onTouched;
+    const touched: [string, number][] = [];
+    connections.onTouched = (accountId) => {
+      touched.push([accountId, posts(order!.id).length]);
+      watching(accountId);
+    };
+    const first = await keyed().finally(() => (connections.onTouched = watching));
     expect([first.status, first.body.status, first.body.broker.id]).to.deep.equal([200, 'submitted', 'alpaca']);
+    expect(touched).to.deep.equal([[holder.accountId, 0]]);
+    expect(first.body.events.map((e: any) => [e.from, e.to, e.client_id, e.reason])).to.deep.equal([
+      [null, 'proposed', holder.clientId, 'proposed by an idea'],
+      ['proposed', 'submitted', holder.clientId, 'approved; sent to Alpaca'],
+    ]);
     await until('the fill', async () => (await orderOf(order!.id)).status === 'filled');
     const replay = await keyed();
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');

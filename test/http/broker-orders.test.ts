@@ -5,62 +5,23 @@
 // order twice.
 import { expect } from 'chai';
 import { BrokerSync } from '../../src/services/brokerage/sync.js';
-import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import type { AlpacaStandIn } from '../support/alpaca-stand-in.js';
 import { until } from '../support/poll.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { connectedHolders, SECRET } from '../support/alpaca-suite.js';
+import type { TestServer } from '../support/server.js';
 import { policyHolder } from '../support/trading.js';
-
-const KEYS = { keyId: 'PKBROKERFLOW', secretKey: 'broker-flow-secret' };
 
 describe('orders on an account connected to Alpaca (a stand-in), over REST', function () {
   this.timeout(30_000);
+  const flow = connectedHolders('PKBROKERFLOW');
+  const { get, approve, orderOf, posts, atBroker } = flow;
   let alpaca: AlpacaStandIn;
   let server: TestServer;
-  let holder: Awaited<ReturnType<typeof policyHolder>>;
-  let keyNumber = 0;
-
-  before(async () => {
-    alpaca = await AlpacaStandIn.start();
-    server = await startTestServer({
-      ALPACA_PAPER_URL: alpaca.tradingUrl,
-      ALPACA_DATA_URL: alpaca.dataUrl,
-      BROKER_TIMEOUT_MS: '1000',
-      BROKER_SUBMIT_WINDOW_MS: '2500',
-      BROKER_RECONCILE_INTERVAL_MS: '300',
-    });
+  let holder: typeof flow.holder;
+  beforeEach(() => {
+    ({ alpaca, server } = flow.suite);
+    holder = flow.holder;
   });
-
-  after(async () => {
-    await server?.close();
-    expect(alpaca.violations(), 'requests outside the published documents').to.deep.equal([]);
-    await alpaca.close();
-  });
-
-  beforeEach(async () => {
-    alpaca.up();
-    alpaca.slow(0);
-    alpaca.muteStream(false);
-    alpaca.onSubmit = 'fill';
-    alpaca.setClock({ isOpen: true });
-    alpaca.setPrice('VTI', '330.00');
-    alpaca.setPrice('BND', '74.00');
-    const keys = { keyId: `${KEYS.keyId}${++keyNumber}`, secretKey: KEYS.secretKey };
-    alpaca.addAccount({ ...keys, cash: '20000', positions: [{ symbol: 'BND', qty: '10', avgEntryPrice: '72.00' }] });
-    holder = await policyHolder(server);
-    await server.services.brokerConnections.connect(holder.accountId, {
-      broker: 'alpaca',
-      keyId: keys.keyId,
-      secretKey: keys.secretKey,
-      live: false,
-    });
-  });
-
-  const get = (path: string) => server.api.request('GET', path, { token: holder.token });
-  const approve = (id: string) => server.api.request('POST', `/v1/orders/${id}/approve`, { token: holder.token });
-  const orderOf = async (id: string) => (await get(`/v1/orders/${id}`)).body;
-  const posts = (id: string) =>
-    alpaca.requests.filter((r) => r.method === 'POST' && (r.body as { client_order_id?: string })?.client_order_id === id);
-  const atBroker = (id: string) => alpaca.orders().filter((o) => o.client_order_id === id);
 
   it("shows the broker's cash, positions and prices in the portfolio, with when they were read", async () => {
     const portfolio = await get('/v1/portfolio?market=US');
@@ -242,7 +203,7 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
   it("values a holding outside the catalogue at the broker's price, and the daily report says how the books compared", async () => {
     alpaca.addAccount({
       keyId: 'PKOUTSIDE',
-      secretKey: KEYS.secretKey,
+      secretKey: SECRET,
       cash: '1000',
       positions: [{ symbol: 'TSLA', qty: '2', avgEntryPrice: '250' }],
     });
@@ -251,7 +212,7 @@ describe('orders on an account connected to Alpaca (a stand-in), over REST', fun
     await server.services.brokerConnections.connect(other.accountId, {
       broker: 'alpaca',
       keyId: 'PKOUTSIDE',
-      secretKey: KEYS.secretKey,
+      secretKey: SECRET,
       live: false,
     });
     const portfolio = await server.api.request('GET', '/v1/portfolio?market=US', { token: other.token });

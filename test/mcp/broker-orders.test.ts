@@ -4,43 +4,30 @@
 // nothing decided. REST's own test (test/http/broker-orders.test.ts) covers the broker's behaviours.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import type { AlpacaStandIn } from '../support/alpaca-stand-in.js';
+import { alpacaSuite } from '../support/alpaca-suite.js';
 import { callTool, connectMcp } from '../support/mcp.js';
 import { until } from '../support/poll.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import type { TestServer } from '../support/server.js';
 import { createPolicy, propose } from '../support/trading.js';
 
-const KEYS = { keyId: 'PKMCPFLOW', secretKey: 'mcp-flow-secret' };
+const KEY_ID = 'PKMCPFLOW';
 
 describe('orders on an account connected to Alpaca (a stand-in), through the MCP tools', function () {
   this.timeout(30_000);
+  const suite = alpacaSuite();
   let alpaca: AlpacaStandIn;
   let server: TestServer;
   let account: { token: string; accountId: string; clientId: string };
   let mcp: Client;
 
   before(async () => {
-    alpaca = await AlpacaStandIn.start();
-    server = await startTestServer({
-      ALPACA_PAPER_URL: alpaca.tradingUrl,
-      ALPACA_DATA_URL: alpaca.dataUrl,
-      BROKER_TIMEOUT_MS: '1000',
-      BROKER_RECONCILE_INTERVAL_MS: '300',
-    });
-    alpaca.setPrice('VTI', '330.00');
-    alpaca.setPrice('BND', '74.00');
-    alpaca.addAccount({ ...KEYS, cash: '20000', positions: [{ symbol: 'BND', qty: '10', avgEntryPrice: '72.00' }] });
+    ({ alpaca, server } = suite);
     account = await server.account(['read', 'write', 'trade', 'mcp']);
     await createPolicy(server, account.token);
-    await server.services.brokerConnections.connect(account.accountId, { broker: 'alpaca', ...KEYS, live: false });
+    await suite.connect(account.accountId, KEY_ID);
     mcp = await connectMcp(server, account.token);
-  });
-
-  after(async () => {
-    await mcp?.close();
-    await server?.close();
-    expect(alpaca.violations(), 'requests outside the published documents').to.deep.equal([]);
-    await alpaca.close();
+    suite.beforeClose(() => mcp.close());
   });
 
   const tool = async (name: string, args: Record<string, unknown> = {}) => {
@@ -48,7 +35,7 @@ describe('orders on an account connected to Alpaca (a stand-in), through the MCP
     expect(answer.ok, `${name}: ${JSON.stringify(answer)}`).to.equal(true);
     return answer.value;
   };
-  const atBroker = (id: string) => alpaca.orders(KEYS.keyId).filter((o) => o.client_order_id === id);
+  const atBroker = (id: string) => alpaca.orders(KEY_ID).filter((o) => o.client_order_id === id);
 
   it("getPortfolio shows the broker's cash and positions at its prices, and listBrokers shows alpaca active", async () => {
     const portfolio = await tool('getPortfolio', { market: 'US' });

@@ -45,7 +45,7 @@ export async function approveAtBroker(
   if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
   const broker = await readBroker(port, ctx.prices, [order.symbol], name);
 
-  let sent = false;
+  // Every verdict but an approval is a problem, which settle raises: what it yields is the order sent.
   const decided = await judge.settle(async (trx, now) => {
     await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
     await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, now);
@@ -69,10 +69,8 @@ export async function approveAtBroker(
       // A day order sent while the market is closed waits at the broker for the next session.
       rests_until: rests ? broker.clock.nextOpen : null,
     });
-    sent = true;
     return { order: orderView(submitted, [...state.events, ...eventsOf(row, [step], state.actorName)], now) };
   });
-  if (!sent) return decided;
   if (store.inTransaction) {
     // A keyed call: the decision commits with the key's answer, and only then is the order sent (the instance's sync
     // sends what is due): an order never reaches the broker while the decision to send it could still roll back.
