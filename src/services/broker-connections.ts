@@ -180,7 +180,7 @@ export class BrokerConnections {
     return view(row);
   }
 
-  /** Ends the account's connection (its orders go to the paper broker again); the connection it had, if any. */
+  /** The account traded through its broker (an approval committed): tells `onTouched`. */
   touched(accountId: string): void {
     this.onTouched(accountId);
   }

@@ -27,6 +27,7 @@ export type OrderChanges = Partial<Insertable<Database['orders']>>;
 
 export const start = '2026-12-01T15:00:00.000Z';
 export const SENT_AT = new Date('2026-12-01T14:59:00.000Z');
+const OPEN = new Set(['accepted', 'partially_filled', 'open']);
 
 /** A broker account of the test's own: it holds the orders it was sent, answers as the test says, and counts its calls. */
 export class FakeBroker implements BrokerPort {
@@ -37,10 +38,15 @@ export class FakeBroker implements BrokerPort {
   listeners: UpdateListener[] = [];
   closed = 0;
   reads = 0;
+  /** Calls of openOrders. */
+  lists = 0;
   cash = '1000.00';
   stated: BrokerPosition[] = [];
   /** What a submit does instead of placing the order (throw, or look at the database meanwhile). */
   onSubmit: ((request: SubmitRequest) => Promise<void>) | undefined;
+  /** What a cancel does before the broker cancels (throw, or change the database meanwhile). */
+  onCancel: ((clientOrderId: string) => Promise<void>) | undefined;
+  readonly cancels: string[] = [];
   failLookups: Error | undefined;
   failReads: Error | undefined;
 
@@ -75,6 +81,8 @@ export class FakeBroker implements BrokerPort {
     return placed;
   }
   async cancel(clientOrderId: string): Promise<void> {
+    this.cancels.push(clientOrderId);
+    await this.onCancel?.(clientOrderId);
     const order = this.held.get(clientOrderId);
     if (order) this.held.set(clientOrderId, { ...order, status: 'canceled', brokerStatus: 'canceled' });
   }
@@ -84,7 +92,8 @@ export class FakeBroker implements BrokerPort {
     return this.held.get(clientOrderId);
   }
   async openOrders(): Promise<BrokerOrder[]> {
-    return [...this.held.values()];
+    this.lists++;
+    return [...this.held.values()].filter((order) => OPEN.has(order.status));
   }
   updates(listener: UpdateListener): UpdateStream {
     this.listeners.push(listener);

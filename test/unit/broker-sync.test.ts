@@ -56,6 +56,26 @@ describe('connected accounts against a broker port of their own: sending, applyi
       });
     });
 
+    it('polls with one list of the open orders, asking for an order on its own only once the broker no longer lists it', async () => {
+      const sync = new BrokerSync(ctx, ctx.brokers);
+      await sync.reconcile(account, port);
+      expect([port.lists, port.lookups]).to.deep.equal([0, []]);
+      const resting = await sent();
+      const done = await sent();
+      const part = {
+        status: 'partially_filled' as const,
+        brokerStatus: 'partially_filled',
+        filledQuantity: dec('1'),
+        averageFillPrice: dec('330'),
+      };
+      port.held.set(resting, brokerOrder(resting, part));
+      port.held.set(done, filled(done, '331'));
+      await sync.reconcile(account, port);
+      expect([port.lists, port.lookups]).to.deep.equal([1, [done]]);
+      expect([(await row(resting)).status, (await row(resting)).filled_quantity]).to.deep.equal(['partially_filled', '1.000000']);
+      expect([(await row(done)).status, (await row(done)).fill_price]).to.deep.equal(['filled', '331.000000']);
+    });
+
     it('streams each account it holds the lease of, once, and gives the stream up when another instance takes the lease', async () => {
       const one = new BrokerSync(ctx, ctx.brokers);
       const two = new BrokerSync(ctx, ctx.brokers);

@@ -1,6 +1,7 @@
 // Keeping connected accounts in step with their brokers: a trade-updates stream per account, held by one instance at a
-// time (a lease in broker_connections) and reconnecting with backoff, and a sweep on start, after every (re)connection of a stream and on a schedule that
-// sends what is due, polls every order at the broker (so a fill made while the stream or the service was down is
+// time (a lease in broker_connections) and reconnecting with backoff, and a sweep on start, after every (re)connection
+// of a stream and on a schedule that sends what is due, polls the account's orders at the broker (one list of its open
+// orders, and a lookup of each order it no longer lists: so a fill made while the stream or the service was down is
 // applied — once: progress.ts books only what the broker's cumulative figures add) and refreshes the books.
 import { randomUUID } from 'node:crypto';
 import type { BrokerPort, UpdateStream } from '../../brokers/port.js';
@@ -69,10 +70,19 @@ export class BrokerSync {
     for (const orderId of await this.sender.due(accountId)) await this.sender.attempt(accountId, orderId, port);
   }
 
-  /** Closes the streams and hands the accounts back: another instance takes them at its next sweep. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+  /** Once the sweep running now (if any) has ended. */
+  async idle(): Promise<void> {
     await this.running;
+  }
+
+  /**
+   * Closes the streams and hands the accounts back: another instance takes them at its next sweep. Stopped, it sends
+   * and sweeps nothing more (an account that trades meanwhile is watched by no one here) until started again.
+   */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.idle();
     for (const { stream } of this.streams.values()) stream.close();
     this.streams.clear();
     await this.ctx.store.db
@@ -138,7 +148,7 @@ export class BrokerSync {
     this.streams.set(accountId, { port, stream });
   }
 
-  /** Sends what is due, polls every order the broker holds for the account, then refreshes its books. */
+  /** Halts at the broker if the switch is engaged, sends what is due, polls every order the broker holds for the account, then refreshes its books. */
   async reconcile(accountId: string, port: BrokerPort): Promise<void> {
     await haltAtBroker(this.ctx, accountId, port, await effectiveKillSwitch(this.ctx.store.db, accountId));
     await this.sendDue(accountId);
@@ -151,10 +161,15 @@ export class BrokerSync {
       .where('next_submit_at', 'is', null)
       .orderBy('id')
       .execute();
-    const name = brokerName(port.id);
-    for (const { id } of open) {
-      const order = await port.orderByClientId(id);
-      if (order) await applyBrokerOrder(this.ctx.store, accountId, order, name, this.ctx.clock.now());
+    if (open.length > 0) {
+      // One list of what is still open at the broker; only an order it no longer lists (filled, cancelled, expired since)
+      // is asked for on its own.
+      const listed = new Map((await port.openOrders()).map((order) => [order.clientOrderId, order]));
+      const name = brokerName(port.id);
+      for (const { id } of open) {
+        const order = listed.get(id) ?? (await port.orderByClientId(id));
+        if (order) await applyBrokerOrder(this.ctx.store, accountId, order, name, this.ctx.clock.now());
+      }
     }
     await this.refreshBooks(accountId, port);
   }
