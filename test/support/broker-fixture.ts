@@ -1,5 +1,5 @@
 // A broker port of a test's own, and a database with connected accounts it holds, at a clock the test moves: the
-// fixture of test/unit/broker-sync.test.ts and test/unit/broker-sender.test.ts (sender.ts, apply.ts, sync.ts).
+// fixture of the unit tests of the broker's paths (test/unit/broker-*.test.ts, paper-broker.test.ts).
 import type { Insertable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { loadConfig } from '../../src/config.js';

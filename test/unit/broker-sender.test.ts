@@ -194,6 +194,22 @@ describe('connected accounts against a broker port of their own: sending, applyi
       expect(await lastEvent(first).catch(() => undefined)).to.equal(undefined);
     });
 
+    it('never writes an earlier word of the broker over a later one, nor anything over an order ended here', async () => {
+      const accepted = (id: string) => brokerOrder(id, { status: 'accepted', brokerStatus: 'accepted' });
+      for (const word of ['partially_filled', 'filled', 'canceled', 'expired', 'rejected', 'done_for_day']) {
+        const id = await sent({ broker_status: word });
+        expect(await applyBrokerOrder(ctx.store, account, accepted(id), 'Alpaca', clock.now())).to.equal(false);
+        expect((await row(id)).broker_status, word).to.equal(word);
+      }
+      const ended = await sent({ status: 'cancelled', broker_status: 'canceled' });
+      expect(await applyBrokerOrder(ctx.store, account, filled(ended), 'Alpaca', clock.now())).to.equal(false);
+      expect([(await row(ended)).status, (await row(ended)).broker_status, await fillsOf(ended)]).to.deep.equal([
+        'cancelled',
+        'canceled',
+        [],
+      ]);
+    });
+
     it('touches nothing for an order that is not the account’s', async () => {
       const id = await sent();
       const other = await openAccount();

@@ -1,9 +1,10 @@
 // Sending approved orders to the connected broker: once, by the order's id as client order id. The approval records
-// the decision (`submitted`, no broker order id yet) and tries at once; a timeout, a refused connection or a 5xx is
+// the decision (`submitted`, no broker order id yet) with its first try claimed, and tries at once; a timeout, a refused connection or a 5xx is
 // tried again with the same id (the broker refuses a duplicate and the adapter then finds the order it placed), with
 // backoff, by whichever instance claims it first, until the broker has it or the window closes: then it ends
 // `rejected` with the reason, and is never sent later.
 import { sql } from 'kysely';
+import type { Order as OrderRow } from '../../../db/schema.js';
 import { BrokerError, type BrokerPort } from '../../brokers/port.js';
 import type { ServiceContext } from '../context.js';
 import { effectiveKillSwitch } from '../kill-switch.js';
@@ -20,19 +21,20 @@ export function backoffMs(attempts: number): number {
 export class BrokerSender {
   constructor(private readonly ctx: ServiceContext) {}
 
+  /** Until when a try claimed at `now` is its claimer's: BROKER_TIMEOUT_MS and a second. */
+  claimUntil(now: Date): Date {
+    return new Date(now.getTime() + this.ctx.config.brokers.timeoutMs + 1_000);
+  }
+
   /**
    * Claims the order for one try (nobody else tries it until the deadline of this one), then sends it, or ends it
    * when its window closed. Answers false when the order was not this instance's to try now.
    */
   async attempt(accountId: string, orderId: string, port: BrokerPort): Promise<boolean> {
-    const { store, clock, config } = this.ctx;
-    const now = clock.now();
-    const claimed = await store.db
+    const now = this.ctx.clock.now();
+    const claimed = await this.ctx.store.db
       .updateTable('orders')
-      .set({
-        next_submit_at: new Date(now.getTime() + config.brokers.timeoutMs + 1_000),
-        submit_attempts: sql`submit_attempts + 1`,
-      })
+      .set({ next_submit_at: this.claimUntil(now), submit_attempts: sql`submit_attempts + 1` })
       .where('id', '=', orderId)
       .where('account_id', '=', accountId)
       .where('status', '=', 'submitted')
@@ -40,13 +42,24 @@ export class BrokerSender {
       .returningAll()
       .executeTakeFirst();
     if (!claimed) return false;
+    await this.send(accountId, claimed, port, now);
+    return true;
+  }
+
+  /**
+   * The try of an order claimed for it at `now` (by attempt(), or by the approval that recorded the order with its
+   * first try claimed: no sweep can take that try between the decision and the send).
+   */
+  async send(accountId: string, claimed: OrderRow, port: BrokerPort, now: Date): Promise<void> {
+    const { store, clock } = this.ctx;
+    const orderId = claimed.id;
     const name = brokerName(port.id);
     if (claimed.submit_by && claimed.submit_by.getTime() < now.getTime()) {
       // An earlier try that timed out may have reached the broker after all: what it placed is the answer.
       const placed = await port.orderByClientId(orderId).catch(() => undefined);
       if (placed) await applyBrokerOrder(store, accountId, placed, name, clock.now());
       else await this.end(accountId, orderId, `${name} could not be reached before the window to send the order closed; it was not sent`);
-      return true;
+      return;
     }
     const killSwitch = await effectiveKillSwitch(store.db, accountId);
     if (killSwitch.engaged) {
@@ -56,7 +69,7 @@ export class BrokerSender {
         `the ${killSwitch.level} kill switch was engaged before the order reached ${name}; it was not sent`,
         'cancelled',
       );
-      return true;
+      return;
     }
     try {
       const placed = await port.submit(submitRequestOf(claimed));
@@ -75,7 +88,6 @@ export class BrokerSender {
         await this.end(accountId, orderId, `${name} refused the order: ${error.message}`);
       }
     }
-    return true;
   }
 
   /** The orders of `accountId` due for a try now, oldest first. */

@@ -3,7 +3,7 @@
 // same checks, on what the broker states, with its buying power and its start-of-day equity. An approved order is
 // recorded `submitted` and sent at once (sender.ts); the answer is the order as it stands after that first try.
 import type { Transaction } from 'kysely';
-import type { Database } from '../../../db/schema.js';
+import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import type { Actor } from '../../auth/authorize.js';
 import type { BrokerPort } from '../../brokers/port.js';
 import { brokerName } from '../brokerage/directory.js';
@@ -45,6 +45,9 @@ export async function approveAtBroker(
   if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
   const broker = await readBroker(port, ctx.prices, [order.symbol], name);
 
+  const keyed = store.inTransaction;
+  const sender = new BrokerSender(ctx);
+  let claimed: { row: OrderRow; at: Date } | undefined;
   // Every verdict but an approval is a problem, which settle raises: what it yields is the order sent.
   const decided = await judge.settle(async (trx, now) => {
     await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
@@ -65,19 +68,22 @@ export async function approveAtBroker(
     const submitted = await record(trx, row, [step], state, {
       broker_id: port.id,
       submit_by: new Date(now.getTime() + config.brokers.submitWindowMs),
-      next_submit_at: now,
+      // Keyed, the order is due for the sync once the decision commits; else the first try is this call's, claimed
+      // in the decision's statement.
+      ...(keyed ? { next_submit_at: now } : { next_submit_at: sender.claimUntil(now), submit_attempts: 1 }),
       // A day order sent while the market is closed waits at the broker for the next session.
       rests_until: rests ? broker.clock.nextOpen : null,
     });
+    claimed = { row: submitted, at: now };
     return { order: orderView(submitted, [...state.events, ...eventsOf(row, [step], state.actorName)], now) };
   });
-  if (store.inTransaction) {
+  if (keyed) {
     // A keyed call: the decision commits with the key's answer, and only then is the order sent (the instance's sync
     // sends what is due): an order never reaches the broker while the decision to send it could still roll back.
     store.onCommit(() => ctx.brokers.touched?.(actor.accountId));
     return decided;
   }
-  await new BrokerSender(ctx).attempt(actor.accountId, orderId, port);
+  await sender.send(actor.accountId, claimed!.row, port, claimed!.at);
   ctx.brokers.touched?.(actor.accountId);
   const row = await store.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
   return (await viewsOf(store.db, [row], clock.now()))[0]!;

@@ -22,6 +22,7 @@ export type Fields = Partial<
     | 'rests_until'
     | 'submit_by'
     | 'next_submit_at'
+    | 'submit_attempts'
   >
 >;
 
