@@ -27,6 +27,7 @@ import type {
   KillSwitchEventsTable,
   KillSwitchesTable,
   OrderEventsTable,
+  OrderPreviewsTable,
   OrdersTable,
   PaperAccountsTable,
   PoliciesTable,
@@ -44,6 +45,7 @@ export interface Database {
   ideas: IdeasTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;
+  order_previews: OrderPreviewsTable;
   fills: FillsTable;
   account_days: AccountDaysTable;
   kill_switches: KillSwitchesTable;

@@ -626,6 +626,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an approval
+         * @description Runs, for a `proposed` order, every check an approval runs — the kill switch (and the day's loss
+         *     that would engage it), the policy check, the risk gate, buying power and the price's age — against a
+         *     fresh price, exactly as `approveOrder` would, and **changes nothing**: no state, no event, no ledger
+         *     line, no webhook. On an account connected to a broker the checks run on what the broker states, as an
+         *     approval's do.
+         *
+         *     The answer is a preview: the price with its time, the worst-case notional, the cash after, the
+         *     position's weight after against the policy's target, the policy version used, each check with whether
+         *     it passed, and what approving would do (`decision`: `approve`, `block` — the order would be `blocked`
+         *     with the failed checks — or `refuse`, the kill switch or an invalid policy leaving it `proposed`).
+         *     Show it to the person deciding — an assistant shows it to the person before approving — then approve
+         *     with its `preview_id` (over MCP the approve tool requires it): the approval is refused with 409
+         *     `preview-stale`, the order staying `proposed`, when the preview expired (`expires_at`, after
+         *     `ORDER_PREVIEW_TTL_SECONDS`, 120 by default), the policy version changed, the price moved more than the
+         *     policy's `max_price_deviation` from the previewed one, or a kill switch was engaged since.
+         *
+         *     Previews are kept until a day after they expire, the latest 10 of an order; they take no
+         *     `Idempotency-Key` (they change nothing an approval depends on: preview again).
+         */
+        post: operations["previewOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/{id}/approve": {
         parameters: {
             query?: never;
@@ -650,6 +687,14 @@ export interface paths {
          *     checks need, the answer is 503 `broker-unavailable` and nothing changes. Before the checks, a
          *     day's loss at or beyond the policy's `max_daily_loss` engages the account kill switch
          *     (`engaged_by: system`).
+         *
+         *     **Approve what was shown.** Preview the order first (`previewOrder`), show the preview to the person
+         *     deciding, and approve with its id (`preview_id`): the approval then runs only while the preview holds —
+         *     else 409 `preview-stale` (expired, another policy version, the price moved beyond the policy's
+         *     `max_price_deviation`, a kill switch engaged since) and the order stays `proposed` — and the order and
+         *     its approval event record the preview. Over MCP `preview_id` is required (`x-mcp-required`): an
+         *     assistant cannot approve in one step. Over REST and GraphQL an approval without it decides on the
+         *     price of the moment, as before.
          *
          *     | from | trigger | condition | to | effects |
          *     |---|---|---|---|---|
@@ -1251,6 +1296,10 @@ export interface components {
             current_state?: components["schemas"]["OrderStatus"];
             /** @description `invalid-state`: the triggers the current state allows (empty for final states). */
             allowed_triggers?: ("approve" | "reject" | "cancel")[];
+            /** @description `preview-stale`: the preview the approval was bound to. */
+            preview_id?: string;
+            /** @description `preview-stale`: why the preview is stale, each reason that holds. */
+            stale_reasons?: ("expired" | "policy_changed" | "price_moved" | "kill_switch_engaged")[];
             /** @description `quota-exceeded`: the rate-limit policies that were exceeded (names as in `RateLimit-Policy`). */
             "violated-policies"?: string[];
             /** @description `insufficient-scope`: the scope the operation requires. */
@@ -1935,6 +1984,13 @@ export interface components {
              * @example 2000
              */
             max_daily_loss: number;
+            /**
+             * @description How far (fraction of the previewed price, 0 to 1) the price may move between a preview and an approval bound
+             *     to it (`preview_id`) before the approval is refused as `preview-stale`. When not given (and in policies signed
+             *     before it existed) it is absent, and 0.01 (1 %) applies.
+             * @example 0.01
+             */
+            max_price_deviation?: number;
             /** @description Markets orders may buy in (markets the paper broker trades; today `US`). */
             allowed_markets: components["schemas"]["MarketCode"][];
             /** @description Symbols orders may buy. Absent = any listed symbol of the allowed markets. Holdings outside it can be sold. */
@@ -2238,6 +2294,11 @@ export interface components {
             filled_at: string | null;
             /** @description Each check that failed, in words, for a `blocked` order (as the approval's 422 listed them); else null. */
             failed_checks: components["schemas"]["FailedCheck"][] | null;
+            /**
+             * @description The preview (`POST /v1/orders/{id}/preview`) the order was approved with, when the approval was bound to one; else null.
+             * @example prv_01jf5h3x9t2c8d7e6f5g4h3j2k
+             */
+            preview_id: string | null;
             /** @description Every state transition, oldest first (the first has `from` null and `to` proposed). */
             events: components["schemas"]["OrderEvent"][];
             /**
@@ -2294,6 +2355,8 @@ export interface components {
             actor: components["schemas"]["EventActor"];
             /** @description Reason given on reject or cancel (`superseded by idea <id>` when a newer idea of the same mode replaced a proposed order), or the failed checks summarised for `blocked`; else null. */
             reason: string | null;
+            /** @description On the approval's event (`proposed` to `submitted`, or to `blocked`) of an approval bound to a preview, that preview; absent otherwise. */
+            preview_id?: string;
         };
         /** @description Who caused a transition, by name, as a person reads it: the account holder deciding in the dashboard (`person`, their name), an API client (`client`, the name it was created with), or the service itself (`system`: the paper broker's fill, an expiry). */
         EventActor: {
@@ -2315,8 +2378,80 @@ export interface components {
             /** @description Cursor of the next page; null on the last page. */
             next_cursor: string | null;
         };
-        /** @description An approval takes no options; the object, when sent, is empty. */
-        ApproveOrderRequest: Record<string, never>;
+        /** @description An approval, bound to the preview the approver was shown when `preview_id` is given (over MCP it must be). Without it (or with no body), the approval decides on the price of the moment, as it always has. */
+        ApproveOrderRequest: {
+            /**
+             * @description A preview of this order (`POST /v1/orders/{id}/preview`). The approval is refused with 409 `preview-stale` (the order stays `proposed`) when the preview expired, the policy version changed, the price moved beyond the policy's `max_price_deviation` from the previewed one, or a kill switch was engaged since; an unknown preview, or one of another order, is 404.
+             * @example prv_01jf5h3x9t2c8d7e6f5g4h3j2k
+             */
+            preview_id?: string;
+        };
+        /** @description A preview takes no options; the object, when sent, is empty. */
+        PreviewOrderRequest: Record<string, never>;
+        /** @description What approving the order would do now, with every check it would run (`POST /v1/orders/{id}/preview`). Amounts are in the order's currency. */
+        OrderPreview: {
+            /**
+             * @description The preview's id (`prv_...`); approve with it (`preview_id`).
+             * @example prv_01jf5h3x9t2c8d7e6f5g4h3j2k
+             */
+            id: string;
+            /** @description The order previewed. */
+            order_id: string;
+            /**
+             * Format: date-time
+             * @description When the checks ran.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Until when an approval may be bound to it (`ORDER_PREVIEW_TTL_SECONDS` after `created_at`).
+             */
+            expires_at: string;
+            /** @description The policy version the checks used; null when the account has none (approving would block). */
+            policy_version: number | null;
+            /**
+             * @description The fresh price the checks used (the broker's latest trade on a connected account).
+             * @example 330.12
+             */
+            price: number;
+            /**
+             * Format: date-time
+             * @description When that price was made.
+             */
+            price_as_of: string;
+            /** @description The most the order can cost or bring: quantity × the price, or × the limit for a buy limit above it; what the notional checks use. */
+            notional: number;
+            /** @description The account's cash now (the broker's, on a connected account). */
+            cash: number;
+            /** @description The cash once the order fills at `notional` (less for a buy, more for a sell). */
+            cash_after: number;
+            /** @description The symbol's weight in the account's value once the order fills at the price (fraction, 0 to 1). */
+            weight_after: number;
+            /** @description The policy's target weight of the symbol (0 when the target allocation does not name it); null without a policy. */
+            target_weight: number | null;
+            /** @description Every check an approval runs, in its order, with whether it passed: `kill_switch` (with the day's loss that would engage it), then the policy check and risk gate (`FailedCheck` names them). */
+            checks: components["schemas"]["PreviewCheck"][];
+            /**
+             * @description What approving now would do: `approve` (every check passes: the order is submitted), `block` (a policy or risk check fails: the order would end `blocked` with them), `refuse` (a kill switch is engaged, or approving would engage it: 409, the order stays `proposed`).
+             * @enum {string}
+             */
+            decision: "approve" | "block" | "refuse";
+        };
+        /** @description One check of a preview, passed or not, in words with the values involved. */
+        PreviewCheck: {
+            /**
+             * @description The check's identifier (`kill_switch`, or a `FailedCheck` identifier).
+             * @example policy.max_order_notional
+             */
+            check: string;
+            /** @description Whether the order passes it. */
+            passed: boolean;
+            /**
+             * @description What was checked, with the values involved.
+             * @example Order notional 660.00 is within the policy's maximum of 10000.00.
+             */
+            message: string;
+        };
         /** @description Optional details of a rejection. */
         RejectOrderRequest: {
             /** @description Why the order is rejected; recorded in the event. */
@@ -3201,13 +3336,28 @@ export interface components {
         };
         /**
          * @description The kill switch is engaged or the policy in force is invalid (`policy-invalid`: sign a new version;
-         *     either way the order stays `proposed`), the order is not `proposed` (or a concurrent trigger won), or
-         *     the `Idempotency-Key` is in use.
+         *     either way the order stays `proposed`), the preview the approval is bound to is stale
+         *     (`preview-stale`: the order stays `proposed`; preview again), the order is not `proposed` (or a
+         *     concurrent trigger won), or the `Idempotency-Key` is in use.
          */
         ApproveConflict: {
             headers: {
                 /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
                 "Retry-After"?: number;
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The order is not `proposed` (`invalid-state`; an order past its `expires_at` is `expired`), or the policy
+         *     in force is invalid (`policy-invalid`: sign a new version).
+         */
+        PreviewConflict: {
+            headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -4006,6 +4156,9 @@ export type SchemaOrderEvent = components['schemas']['OrderEvent'];
 export type SchemaEventActor = components['schemas']['EventActor'];
 export type SchemaOrderList = components['schemas']['OrderList'];
 export type SchemaApproveOrderRequest = components['schemas']['ApproveOrderRequest'];
+export type SchemaPreviewOrderRequest = components['schemas']['PreviewOrderRequest'];
+export type SchemaOrderPreview = components['schemas']['OrderPreview'];
+export type SchemaPreviewCheck = components['schemas']['PreviewCheck'];
 export type SchemaRejectOrderRequest = components['schemas']['RejectOrderRequest'];
 export type SchemaCancelOrderRequest = components['schemas']['CancelOrderRequest'];
 export type SchemaKillSwitch = components['schemas']['KillSwitch'];
@@ -4065,6 +4218,7 @@ export type ResponseChallengeConflict = components['responses']['ChallengeConfli
 export type ResponseSignupConflict = components['responses']['SignupConflict'];
 export type ResponseGenerateIdeasConflict = components['responses']['GenerateIdeasConflict'];
 export type ResponseApproveConflict = components['responses']['ApproveConflict'];
+export type ResponsePreviewConflict = components['responses']['PreviewConflict'];
 export type ResponsePolicyInvalid = components['responses']['PolicyInvalid'];
 export type ResponseOrderTransitionConflict = components['responses']['OrderTransitionConflict'];
 export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
@@ -5091,6 +5245,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    previewOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order id (`ord_...`).
+                 * @example ord_2Yf7Kq9mVb3N
+                 */
+                id: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        /** @description None, or an empty JSON object; a preview takes no options. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PreviewOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview. Nothing about the order changed. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPreview"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["PreviewConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["BrokerUnavailable"];
+        };
+    };
     approveOrder: {
         parameters: {
             query?: never;
@@ -5114,10 +5313,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description None, or an empty JSON object (many HTTP clients send `{}` with every POST); approval takes no options. */
+        /** @description None, an empty JSON object, or the preview the approval is bound to (`preview_id`). */
         requestBody?: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "preview_id": "prv_01jf5h3x9t2c8d7e6f5g4h3j2k"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApproveOrderRequest"];
             };
         };

@@ -135,7 +135,9 @@ export type Mutation = {
   createPolicy?: Maybe<Policy>;
   /** Asks the engine of `mode` for trades and stores them as an idea of proposed orders. */
   generateIdeas?: Maybe<GenerateIdeasResponse>;
-  /** Approves a proposed order: kill switch, policy check and risk gate, then the account's broker (the paper broker fills at once; a connected broker answers submitted, fills follow). */
+  /** What approving a proposed order would do now: every check it runs, at a fresh price; changes nothing. Show it to the person deciding, then approve with its id. */
+  previewOrder?: Maybe<OrderPreview>;
+  /** Approves a proposed order: kill switch, policy check and risk gate, then the account's broker (the paper broker fills at once; a connected broker answers submitted, fills follow). Bound to a preview (`input.preview_id`), it is refused as preview-stale when the preview no longer holds; the order stays proposed. */
   approveOrder?: Maybe<Order>;
   /** Rejects a proposed order. */
   rejectOrder?: Maybe<Order>;
@@ -158,8 +160,14 @@ export type MutationGenerateIdeasArgs = {
 };
 
 
+export type MutationPreviewOrderArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationApproveOrderArgs = {
   id: Scalars['ID']['input'];
+  input?: InputMaybe<ApproveOrderRequest>;
 };
 
 
@@ -241,6 +249,38 @@ export type FailedCheck = {
   message: Scalars['String']['output'];
 };
 
+/** What approving an order would do now, with every check it runs (the REST answer of POST /v1/orders/{id}/preview). */
+export type OrderPreview = {
+  __typename?: 'OrderPreview';
+  id: Scalars['ID']['output'];
+  order_id: Scalars['ID']['output'];
+  created_at: Scalars['String']['output'];
+  expires_at: Scalars['String']['output'];
+  policy_version?: Maybe<Scalars['Int']['output']>;
+  price: Scalars['Float']['output'];
+  price_as_of: Scalars['String']['output'];
+  notional: Scalars['Float']['output'];
+  cash: Scalars['Float']['output'];
+  cash_after: Scalars['Float']['output'];
+  weight_after: Scalars['Float']['output'];
+  target_weight?: Maybe<Scalars['Float']['output']>;
+  /** Twelve at most: the kill switch, six policy checks, five of the risk gate's. */
+  checks: Array<PreviewCheck>;
+  decision: PreviewDecision;
+};
+
+export type PreviewCheck = {
+  __typename?: 'PreviewCheck';
+  check: Scalars['String']['output'];
+  passed: Scalars['Boolean']['output'];
+  message: Scalars['String']['output'];
+};
+
+export type PreviewDecision =
+  | 'approve'
+  | 'block'
+  | 'refuse';
+
 export type Portfolio = {
   __typename?: 'Portfolio';
   market: Scalars['String']['output'];
@@ -288,6 +328,7 @@ export type Order = {
   /** Null unless blocked; a blocked order fails one or two checks in practice (twelve exist). */
   failed_checks?: Maybe<Array<FailedCheck>>;
   /** One per transition: proposed, submitted and a final state for most orders (each partial fill at a broker adds one). */
+  preview_id?: Maybe<Scalars['String']['output']>;
   events: Array<OrderEvent>;
   created_at: Scalars['String']['output'];
   updated_at: Scalars['String']['output'];
@@ -311,6 +352,7 @@ export type OrderEvent = {
   client_id?: Maybe<Scalars['String']['output']>;
   actor: EventActor;
   reason?: Maybe<Scalars['String']['output']>;
+  preview_id?: Maybe<Scalars['String']['output']>;
 };
 
 export type EventActor = {
@@ -370,6 +412,7 @@ export type PolicyLimits = {
   max_position_weight: Scalars['Float']['output'];
   max_daily_notional: Scalars['Float']['output'];
   max_daily_loss: Scalars['Float']['output'];
+  max_price_deviation?: Maybe<Scalars['Float']['output']>;
   allowed_markets: Array<Scalars['String']['output']>;
   allowed_symbols?: Maybe<Array<Scalars['String']['output']>>;
   blocked_symbols?: Maybe<Array<Scalars['String']['output']>>;
@@ -650,6 +693,7 @@ export type PolicyLimitsInput = {
   max_position_weight: Scalars['Float']['input'];
   max_daily_notional: Scalars['Float']['input'];
   max_daily_loss: Scalars['Float']['input'];
+  max_price_deviation?: InputMaybe<Scalars['Float']['input']>;
   allowed_markets: Array<Scalars['String']['input']>;
   allowed_symbols?: InputMaybe<Array<Scalars['String']['input']>>;
   blocked_symbols?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -678,6 +722,10 @@ export type GenerateIdeasRequest = {
   mode: IdeaMode;
   market: Scalars['String']['input'];
   instructions?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ApproveOrderRequest = {
+  preview_id?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type RejectOrderRequest = {
@@ -968,8 +1016,12 @@ export type ResolversTypes = {
   AssumptionSource: AssumptionSource;
   AssumptionBasis: AssumptionBasis;
   FailedCheck: ResolverTypeWrapper<FailedCheck>;
-  Portfolio: ResolverTypeWrapper<Portfolio>;
+  OrderPreview: ResolverTypeWrapper<OrderPreview>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  PreviewCheck: ResolverTypeWrapper<PreviewCheck>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  PreviewDecision: PreviewDecision;
+  Portfolio: ResolverTypeWrapper<Portfolio>;
   Holding: ResolverTypeWrapper<Holding>;
   Order: ResolverTypeWrapper<Order>;
   OrderBroker: ResolverTypeWrapper<OrderBroker>;
@@ -984,7 +1036,6 @@ export type ResolversTypes = {
   PolicyLimits: ResolverTypeWrapper<PolicyLimits>;
   TargetAllocationEntry: ResolverTypeWrapper<TargetAllocationEntry>;
   ConsentRecord: ResolverTypeWrapper<ConsentRecord>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Policy: ResolverTypeWrapper<Policy>;
   PolicyList: ResolverTypeWrapper<PolicyList>;
   BrokerCapabilities: ResolverTypeWrapper<BrokerCapabilities>;
@@ -1015,6 +1066,7 @@ export type ResolversTypes = {
   PolicyConsent: PolicyConsent;
   PolicyCreateRequest: PolicyCreateRequest;
   GenerateIdeasRequest: GenerateIdeasRequest;
+  ApproveOrderRequest: ApproveOrderRequest;
   RejectOrderRequest: RejectOrderRequest;
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
@@ -1044,8 +1096,11 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   Mutation: Record<PropertyKey, never>;
   FailedCheck: FailedCheck;
-  Portfolio: Portfolio;
+  OrderPreview: OrderPreview;
   Float: Scalars['Float']['output'];
+  PreviewCheck: PreviewCheck;
+  Boolean: Scalars['Boolean']['output'];
+  Portfolio: Portfolio;
   Holding: Holding;
   Order: Order;
   OrderBroker: OrderBroker;
@@ -1059,7 +1114,6 @@ export type ResolversParentTypes = {
   PolicyLimits: PolicyLimits;
   TargetAllocationEntry: TargetAllocationEntry;
   ConsentRecord: ConsentRecord;
-  Boolean: Scalars['Boolean']['output'];
   Policy: Policy;
   PolicyList: PolicyList;
   BrokerCapabilities: BrokerCapabilities;
@@ -1089,6 +1143,7 @@ export type ResolversParentTypes = {
   PolicyConsent: PolicyConsent;
   PolicyCreateRequest: PolicyCreateRequest;
   GenerateIdeasRequest: GenerateIdeasRequest;
+  ApproveOrderRequest: ApproveOrderRequest;
   RejectOrderRequest: RejectOrderRequest;
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
@@ -1145,6 +1200,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createPolicy?: Resolver<Maybe<ResolversTypes['Policy']>, ParentType, ContextType, RequireFields<MutationCreatePolicyArgs, 'input'>>;
   generateIdeas?: Resolver<Maybe<ResolversTypes['GenerateIdeasResponse']>, ParentType, ContextType, RequireFields<MutationGenerateIdeasArgs, 'input'>>;
+  previewOrder?: Resolver<Maybe<ResolversTypes['OrderPreview']>, ParentType, ContextType, RequireFields<MutationPreviewOrderArgs, 'id'>>;
   approveOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationApproveOrderArgs, 'id'>>;
   rejectOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationRejectOrderArgs, 'id'>>;
   cancelOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
@@ -1154,6 +1210,29 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type FailedCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailedCheck'] = ResolversParentTypes['FailedCheck']> = {
   check?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type OrderPreviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderPreview'] = ResolversParentTypes['OrderPreview']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  order_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  policy_version?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  price?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  price_as_of?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  cash?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  cash_after?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  weight_after?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  target_weight?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  checks?: Resolver<Array<ResolversTypes['PreviewCheck']>, ParentType, ContextType>;
+  decision?: Resolver<ResolversTypes['PreviewDecision'], ParentType, ContextType>;
+};
+
+export type PreviewCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PreviewCheck'] = ResolversParentTypes['PreviewCheck']> = {
+  check?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  passed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1198,6 +1277,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   expires_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   filled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failed_checks?: Resolver<Maybe<Array<ResolversTypes['FailedCheck']>>, ParentType, ContextType>;
+  preview_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['OrderEvent']>, ParentType, ContextType>;
   created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1218,6 +1298,7 @@ export type OrderEventResolvers<ContextType = GraphQLContext, ParentType extends
   client_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   actor?: Resolver<ResolversTypes['EventActor'], ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  preview_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type EventActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventActor'] = ResolversParentTypes['EventActor']> = {
@@ -1263,6 +1344,7 @@ export type PolicyLimitsResolvers<ContextType = GraphQLContext, ParentType exten
   max_position_weight?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   max_daily_notional?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   max_daily_loss?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  max_price_deviation?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   allowed_markets?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   allowed_symbols?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   blocked_symbols?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
@@ -1600,6 +1682,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   FailedCheck?: FailedCheckResolvers<ContextType>;
+  OrderPreview?: OrderPreviewResolvers<ContextType>;
+  PreviewCheck?: PreviewCheckResolvers<ContextType>;
   Portfolio?: PortfolioResolvers<ContextType>;
   Holding?: HoldingResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;

@@ -24,6 +24,7 @@ export const operationScopes = {
   listIdeas: [["read"]],
   listOrders: [["read"]],
   listPolicies: [["read"]],
+  previewOrder: [["trade"]],
   rejectOrder: [["trade"]],
 } as const;
 

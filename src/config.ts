@@ -77,6 +77,8 @@ export interface Config {
   /** CPU time of heavy computations one client may use a minute, in ms, over every interface and instance. */
   cpuBudgetMsPerMinute: number;
   paperStartingCash: string;
+  /** How long an approval may be bound to a preview of it (POST /v1/orders/{id}/preview). */
+  orderPreviewTtlSeconds: number;
   assistant: AssistantConfig | undefined;
   /** Origins besides BASE_URL's whose pages may call /mcp from a browser (serialised origins, `https://app.example`). */
   mcpAllowedOrigins: string[];
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     computeQueueLength: integer(env, 'COMPUTE_QUEUE_LENGTH', 64, 0, 10_000),
     cpuBudgetMsPerMinute: integer(env, 'CPU_BUDGET_MS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
+    orderPreviewTtlSeconds: integer(env, 'ORDER_PREVIEW_TTL_SECONDS', 120, 1, 3600),
     mcpAllowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
     webhooks: {

@@ -44,7 +44,7 @@ describe('the README walk-through', () => {
     expect(lines[0], 'the probability, a number').to.match(/^(0|1|0\.\d+)$/);
     expect(Number(lines[0])).to.be.within(0, 1);
     expect(stdout).to.include("symbol: 'VTI'");
-    expect(stdout).to.match(/^filled$/m);
+    expect(stdout).to.match(/^approve\nfilled$/m);
     expect(stdout).to.match(/quantity: [\d.]+/);
     expect(stdout).to.match(/filled: 1/);
     // The GraphQL block's own answers come last: the kill switch, then its approval's fill.

@@ -11,6 +11,7 @@ import * as orderBroker from './20261128T2100-order-broker.js';
 import * as brokerConnections from './20261128T2130-broker-connections.js';
 import * as brokerSending from './20261128T2200-broker-sending.js';
 import * as brokerStreams from './20261128T2300-broker-streams.js';
+import * as orderPreviews from './20261129T0020-order-previews.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T2130-broker-connections': brokerConnections,
   '20261128T2200-broker-sending': brokerSending,
   '20261128T2300-broker-streams': brokerStreams,
+  '20261129T0020-order-previews': orderPreviews,
 };

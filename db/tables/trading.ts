@@ -78,6 +78,8 @@ export interface OrdersTable {
   submit_by: OptionalTimestamp;
   next_submit_at: OptionalTimestamp;
   submit_attempts: ColumnType<number, number | undefined, number>;
+  /** The preview the order was approved with (POST /v1/orders/{id}/preview), when it was bound to one. */
+  preview_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderEventsTable {
@@ -90,6 +92,21 @@ export interface OrderEventsTable {
   client_id: string | null;
   reason: string | null;
   failed_checks: Json<{ check: string; message: string }[]> | null;
+  preview_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An approval's preview (src/services/orders/preview.ts): what it was made on, and its answer as served. */
+export interface OrderPreviewsTable {
+  id: string;
+  account_id: string;
+  order_id: string;
+  client_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  policy_version: number | null;
+  price: Numeric;
+  decision: 'approve' | 'block' | 'refuse';
+  body: Json<unknown>;
 }
 
 export interface FillsTable {

@@ -27,6 +27,8 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   getDailyReport: 'read',
   listEvents: 'read',
   getEvent: 'read',
+  // Runs an approval's checks and changes nothing of the account (it keeps the preview, for an approval to refer to).
+  previewOrder: 'read',
   // Each call adds a policy version (earlier ones stay readable) or a new idea with new proposed orders.
   createPolicy: { destructive: false, idempotent: false },
   generateIdeas: { destructive: false, idempotent: false },

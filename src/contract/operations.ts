@@ -39,6 +39,8 @@ export interface ContractOperation {
   bearer: boolean;
   /** Whether it declares the Idempotency-Key header (every POST that takes a bearer token). */
   keyed: boolean;
+  /** Body members an MCP tool call must give although REST may leave them out (`x-mcp-required`). */
+  mcpRequired: string[];
 }
 
 /** The input of an operation, split the way the contract declares it. */
@@ -143,6 +145,7 @@ export class Contract {
           success: successKey && success ? { status: Number(successKey), schema: success } : undefined,
           bearer: security.some((r) => 'OAuth2' in r) && !security.some((r) => Object.keys(r).length === 0),
           keyed: headers.some((h) => h.name.toLowerCase() === 'idempotency-key'),
+          mcpRequired: ((operation as { 'x-mcp-required'?: string[] })['x-mcp-required'] ?? []).slice(),
         });
       }
     }

@@ -13,6 +13,8 @@ export interface ToolDefinition {
   /** Where each parameter goes; every other argument is a member of the JSON body. */
   parameters: Map<string, 'path' | 'query'>;
   body: { required: boolean } | undefined;
+  /** Body members this tool requires beyond the operation's (the contract's `x-mcp-required`). */
+  mcpRequired: string[];
 }
 
 function describe(operation: ContractOperation, operationId: BearerOperationId): string {
@@ -44,7 +46,7 @@ function inputSchema(operation: ContractOperation, document: object): JsonSchema
     const members = (body.required ?? []) as string[];
     if (!operation.body.required && members.length > 0)
       throw new Error(`${operation.operationId}: an optional body with required members cannot be flattened`);
-    required.push(...members);
+    required.push(...members, ...operation.mcpRequired);
     additionalProperties = body.additionalProperties ?? true;
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties };
@@ -74,6 +76,7 @@ export function buildTools(contract: Contract): ToolDefinition[] {
       },
       parameters: new Map(operation.parameters.map((p) => [p.name, p.in as 'path' | 'query'])),
       body: operation.body ? { required: operation.body.required } : undefined,
+      mcpRequired: operation.mcpRequired,
     };
   });
 }
@@ -87,6 +90,8 @@ export function inputOf(definition: ToolDefinition, args: Record<string, unknown
   const input: Required<Pick<OperationInput, 'path' | 'query'>> & { body: Record<string, unknown> } = { path: {}, query: {}, body: {} };
   for (const [name, value] of Object.entries(args)) input[definition.parameters.get(name) ?? 'body'][name] = value;
   const found = definition.body ? [] : Object.keys(input.body).map((field) => ({ field, detail: 'is not a known field' }));
+  for (const field of definition.mcpRequired)
+    if (!(field in input.body)) found.push({ field, detail: 'is required over MCP (the contract marks it x-mcp-required)' });
   const sendBody = definition.body && (definition.body.required || Object.keys(input.body).length > 0);
   return { path: input.path, query: input.query, ...(sendBody ? { body: input.body } : {}), found };
 }

@@ -66,7 +66,7 @@ export async function readSnapshot(
             jsonArrayFrom(
               e
                 .selectFrom('order_events as e')
-                .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+                .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', 'e.preview_id', ...eventNames])
                 .whereRef('e.order_id', '=', 'o.id')
                 .orderBy('e.id'),
             ).as('events'),

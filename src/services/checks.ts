@@ -51,107 +51,159 @@ export function reducesPosition(trade: ProposedTrade, account: AccountState): bo
   return trade.side === 'sell' && trade.quantity.lessThanOrEqualTo(account.held.get(trade.symbol) ?? new D(0));
 }
 
-/**
- * The order against the account's current policy. Every failing rule is reported, not just the first. What may be
- * traded (markets, allowed and blocked symbols) restricts buying only: a sell that reduces or closes a position
- * always passes those rules, so no policy can trap a holding. Its notional limits apply to every order.
- */
-export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, account: AccountState): FailedCheck[] {
-  const { limits } = policy;
-  const failed: FailedCheck[] = [];
-  const notional = worstCaseNotional(trade, quote.price);
-  const restricted = !reducesPosition(trade, account);
-  if (restricted && !limits.allowed_markets.includes(trade.market)) {
-    failed.push({
-      check: 'policy.market',
-      message: `Market ${trade.market} is not among the policy's allowed markets (${limits.allowed_markets.join(', ')}).`,
-    });
-  }
-  if (restricted && limits.allowed_symbols && !limits.allowed_symbols.includes(trade.symbol)) {
-    failed.push({ check: 'policy.symbol_allowed', message: `${trade.symbol} is not among the policy's allowed symbols.` });
-  }
-  if (restricted && limits.blocked_symbols?.includes(trade.symbol)) {
-    failed.push({ check: 'policy.symbol_blocked', message: `${trade.symbol} is blocked by the policy.` });
-  }
-  if (notional.greaterThan(limits.max_order_notional)) {
-    failed.push({
-      check: 'policy.max_order_notional',
-      message: `Order notional ${money(notional)} exceeds the policy's maximum of ${money(dec(limits.max_order_notional))}.`,
-    });
-  }
-  if (trade.side === 'buy') {
-    const held = account.held.get(trade.symbol) ?? new D(0);
-    const after = held.plus(trade.quantity).times(quote.price);
-    const weight = account.totalValue.isZero() ? new D(1) : after.dividedBy(account.totalValue);
-    if (weight.greaterThan(limits.max_position_weight)) {
-      failed.push({
-        check: 'policy.max_position_weight',
-        message:
-          `${trade.symbol} would be ${weight.times(100).toFixed(2)} % of the account, ` +
-          `above the policy's ${dec(limits.max_position_weight).times(100).toFixed(2)} %.`,
-      });
-    }
-  }
-  const dayTotal = account.tradedToday.plus(notional);
-  if (dayTotal.greaterThan(limits.max_daily_notional)) {
-    failed.push({
-      check: 'policy.max_daily_notional',
-      message: `Today's traded notional would be ${money(dayTotal)}, above the policy's daily maximum of ${money(dec(limits.max_daily_notional))}.`,
-    });
-  }
-  return failed;
+/** One rule's verdict on an order: what a preview shows for each check; an approval reports the failed ones. */
+export interface CheckResult {
+  check: string;
+  passed: boolean;
+  message: string;
 }
 
-/** System pre-trade controls evaluated at approval, against a fresh price. */
-export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountState, now: Date, recentDuplicate: boolean): FailedCheck[] {
-  const failed: FailedCheck[] = [];
+export const failedOf = (results: CheckResult[]): FailedCheck[] =>
+  results.filter((r) => !r.passed).map(({ check, message }) => ({ check, message }));
+
+const percent = (fraction: Dec) => `${fraction.times(100).toFixed(2)} %`;
+
+/**
+ * The order against the account's current policy, rule by rule. What may be traded (markets, allowed and blocked
+ * symbols) restricts buying only: a sell that reduces or closes a position always passes those rules, so no policy can
+ * trap a holding. Its notional limits apply to every order; the weight limit to buys.
+ */
+export function policyChecks(trade: ProposedTrade, quote: Quote, policy: Policy, account: AccountState): CheckResult[] {
+  const { limits } = policy;
+  const results: CheckResult[] = [];
   const notional = worstCaseNotional(trade, quote.price);
-  const spendable = account.buyingPower ?? account.cash;
-  if (trade.side === 'buy' && notional.greaterThan(spendable)) {
-    failed.push({
-      check: 'risk.buying_power',
-      message: account.buyingPower
-        ? `Buying needs up to ${money(notional)} but the broker states ${money(spendable)} of buying power.`
-        : `Buying needs up to ${money(notional)} but the account has ${money(account.cash)} in cash.`,
+  const restricted = !reducesPosition(trade, account);
+  const reducing = 'A sell that reduces a position is not held to it.';
+  const marketAllowed = limits.allowed_markets.includes(trade.market);
+  results.push({
+    check: 'policy.market',
+    passed: !restricted || marketAllowed,
+    message: marketAllowed
+      ? `Market ${trade.market} is among the policy's allowed markets.`
+      : `Market ${trade.market} is not among the policy's allowed markets (${limits.allowed_markets.join(', ')}).${restricted ? '' : ` ${reducing}`}`,
+  });
+  const symbolAllowed = !limits.allowed_symbols || limits.allowed_symbols.includes(trade.symbol);
+  results.push({
+    check: 'policy.symbol_allowed',
+    passed: !restricted || symbolAllowed,
+    message: !limits.allowed_symbols
+      ? 'The policy allows any listed symbol.'
+      : symbolAllowed
+        ? `${trade.symbol} is among the policy's allowed symbols.`
+        : `${trade.symbol} is not among the policy's allowed symbols.${restricted ? '' : ` ${reducing}`}`,
+  });
+  const blocked = limits.blocked_symbols?.includes(trade.symbol) ?? false;
+  results.push({
+    check: 'policy.symbol_blocked',
+    passed: !restricted || !blocked,
+    message: blocked
+      ? `${trade.symbol} is blocked by the policy.${restricted ? '' : ` ${reducing}`}`
+      : `${trade.symbol} is not blocked by the policy.`,
+  });
+  const maxNotional = dec(limits.max_order_notional);
+  results.push({
+    check: 'policy.max_order_notional',
+    passed: !notional.greaterThan(maxNotional),
+    message: notional.greaterThan(maxNotional)
+      ? `Order notional ${money(notional)} exceeds the policy's maximum of ${money(maxNotional)}.`
+      : `Order notional ${money(notional)} is within the policy's maximum of ${money(maxNotional)}.`,
+  });
+  if (trade.side === 'buy') {
+    const weight = weightAfter(trade, quote, account);
+    const maxWeight = dec(limits.max_position_weight);
+    const over = weight.greaterThan(maxWeight);
+    results.push({
+      check: 'policy.max_position_weight',
+      passed: !over,
+      message: `${trade.symbol} would be ${percent(weight)} of the account, ${over ? 'above' : 'within'} the policy's ${percent(maxWeight)}.`,
     });
   }
-  if (trade.side === 'sell') {
+  const dayTotal = account.tradedToday.plus(notional);
+  const maxDaily = dec(limits.max_daily_notional);
+  const overDaily = dayTotal.greaterThan(maxDaily);
+  results.push({
+    check: 'policy.max_daily_notional',
+    passed: !overDaily,
+    message: `Today's traded notional would be ${money(dayTotal)}, ${overDaily ? 'above' : 'within'} the policy's daily maximum of ${money(maxDaily)}.`,
+  });
+  return results;
+}
+
+/** The failed rules of policyChecks: what an approval refuses on. */
+export function policyCheck(trade: ProposedTrade, quote: Quote, policy: Policy, account: AccountState): FailedCheck[] {
+  return failedOf(policyChecks(trade, quote, policy, account));
+}
+
+/** The symbol's weight in the account's value after a buy fills at the quote (1 for an account worth nothing). */
+export function weightAfter(trade: ProposedTrade, quote: Quote, account: AccountState): Dec {
+  const held = account.held.get(trade.symbol) ?? new D(0);
+  const after = held.plus(trade.quantity).times(quote.price);
+  return account.totalValue.isZero() ? new D(1) : after.dividedBy(account.totalValue);
+}
+
+/** System pre-trade controls evaluated at approval, against a fresh price, rule by rule. */
+export function riskChecks(trade: ProposedTrade, quote: Quote, account: AccountState, now: Date, recentDuplicate: boolean): CheckResult[] {
+  const results: CheckResult[] = [];
+  const notional = worstCaseNotional(trade, quote.price);
+  if (trade.side === 'buy') {
+    const spendable = account.buyingPower ?? account.cash;
+    const has = account.buyingPower
+      ? `the broker states ${money(spendable)} of buying power`
+      : `the account has ${money(account.cash)} in cash`;
+    const short = notional.greaterThan(spendable);
+    results.push({
+      check: 'risk.buying_power',
+      passed: !short,
+      message: `Buying needs up to ${money(notional)} ${short ? 'but' : 'and'} ${has}.`,
+    });
+  } else {
     const held = account.held.get(trade.symbol) ?? new D(0);
-    if (trade.quantity.greaterThan(held)) {
-      failed.push({
-        check: 'risk.position',
-        message: `Selling ${trade.quantity.toFixed()} ${trade.symbol} but the account holds ${held.toFixed()}; short selling is not allowed.`,
-      });
-    }
+    const short = trade.quantity.greaterThan(held);
+    results.push({
+      check: 'risk.position',
+      passed: !short,
+      message: short
+        ? `Selling ${trade.quantity.toFixed()} ${trade.symbol} but the account holds ${held.toFixed()}; short selling is not allowed.`
+        : `Selling ${trade.quantity.toFixed()} ${trade.symbol} of the ${held.toFixed()} the account holds.`,
+    });
   }
   if (trade.limit_price) {
     const deviation = trade.limit_price.minus(quote.price).abs().dividedBy(quote.price);
-    if (deviation.greaterThan(RISK_LIMITS.priceCollar)) {
-      failed.push({
-        check: 'risk.price_collar',
-        message:
-          `Limit ${trade.limit_price.toFixed(2)} is ${deviation.times(100).toFixed(1)} % from the last price ${quote.price.toFixed(2)} ` +
-          `(collar ${RISK_LIMITS.priceCollar * 100} %).`,
-      });
-    }
-  }
-  if (trade.quantity.greaterThan(RISK_LIMITS.maxQuantity) || notional.greaterThan(RISK_LIMITS.maxNotional)) {
-    failed.push({
-      check: 'risk.max_quantity',
-      message: `Orders are limited to ${RISK_LIMITS.maxQuantity.toFixed()} shares and ${money(RISK_LIMITS.maxNotional)} notional.`,
-    });
-  }
-  if (recentDuplicate) {
-    failed.push({
-      check: 'risk.duplicate_order',
+    const outside = deviation.greaterThan(RISK_LIMITS.priceCollar);
+    results.push({
+      check: 'risk.price_collar',
+      passed: !outside,
       message:
-        `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} ` +
-        `was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`,
+        `Limit ${trade.limit_price.toFixed(2)} is ${deviation.times(100).toFixed(1)} % from the last price ${quote.price.toFixed(2)} ` +
+        `(collar ${RISK_LIMITS.priceCollar * 100} %).`,
     });
   }
+  const tooLarge = trade.quantity.greaterThan(RISK_LIMITS.maxQuantity) || notional.greaterThan(RISK_LIMITS.maxNotional);
+  results.push({
+    check: 'risk.max_quantity',
+    passed: !tooLarge,
+    message: `Orders are limited to ${RISK_LIMITS.maxQuantity.toFixed()} shares and ${money(RISK_LIMITS.maxNotional)} notional.`,
+  });
+  results.push({
+    check: 'risk.duplicate_order',
+    passed: !recentDuplicate,
+    message: recentDuplicate
+      ? `An identical ${trade.side} of ${trade.quantity.toFixed()} ${trade.symbol} ` +
+        `was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`
+      : `No identical order was submitted in the last ${RISK_LIMITS.duplicateWindowMs / 1000} seconds.`,
+  });
   const age = now.getTime() - quote.as_of.getTime();
-  if (age > RISK_LIMITS.maxPriceAgeMs) {
-    failed.push({ check: 'risk.stale_price', message: `The last price of ${trade.symbol} is ${Math.round(age / 60_000)} minutes old.` });
-  }
-  return failed;
+  const stale = age > RISK_LIMITS.maxPriceAgeMs;
+  const allowed = stale ? '' : ` (at most ${RISK_LIMITS.maxPriceAgeMs / 60_000} allowed)`;
+  results.push({
+    check: 'risk.stale_price',
+    passed: !stale,
+    message: `The last price of ${trade.symbol} is ${Math.round(age / 60_000)} minutes old${allowed}.`,
+  });
+  return results;
+}
+
+/** The failed rules of riskChecks: what an approval blocks on. */
+export function riskGate(trade: ProposedTrade, quote: Quote, account: AccountState, now: Date, recentDuplicate: boolean): FailedCheck[] {
+  return failedOf(riskChecks(trade, quote, account, now, recentDuplicate));
 }

@@ -14,10 +14,17 @@ export const LIMIT_BOUNDS = {
   max_daily_loss: { minimum: 0.01, maximum: 1e12 },
 } as const;
 
-type LimitName = keyof typeof LIMIT_BOUNDS;
-const LIMIT_NAMES = Object.keys(LIMIT_BOUNDS) as LimitName[];
+/** The limits a policy may leave out (a default applies), held to their bounds when it gives them. */
+export const OPTIONAL_LIMIT_BOUNDS = {
+  max_price_deviation: { minimum: 0, maximum: 1 },
+} as const;
 
-const describe = (name: LimitName) => `${name} is not a number from ${LIMIT_BOUNDS[name].minimum} to ${LIMIT_BOUNDS[name].maximum}`;
+type LimitName = keyof typeof LIMIT_BOUNDS | keyof typeof OPTIONAL_LIMIT_BOUNDS;
+const LIMIT_NAMES = Object.keys(LIMIT_BOUNDS) as LimitName[];
+const OPTIONAL_NAMES = Object.keys(OPTIONAL_LIMIT_BOUNDS) as LimitName[];
+const BOUNDS: Record<LimitName, { minimum: number; maximum: number }> = { ...LIMIT_BOUNDS, ...OPTIONAL_LIMIT_BOUNDS };
+
+const describe = (name: LimitName) => `${name} is not a number from ${BOUNDS[name].minimum} to ${BOUNDS[name].maximum}`;
 
 /** A stored version whose limits are outside the declared bounds: never shown or used, so never a 500. */
 export class PolicyInvalidError extends ProblemError {
@@ -38,9 +45,9 @@ export class PolicyInvalidError extends ProblemError {
 /** The limits of a stored version that are not finite numbers within their bounds. */
 export function invalidLimits(limits: unknown): LimitName[] {
   const stored = (limits ?? {}) as Record<string, unknown>;
-  return LIMIT_NAMES.filter((name) => {
+  return [...LIMIT_NAMES, ...OPTIONAL_NAMES.filter((name) => stored[name] !== undefined)].filter((name) => {
     const value = stored[name];
-    const { minimum, maximum } = LIMIT_BOUNDS[name];
+    const { minimum, maximum } = BOUNDS[name];
     return !(typeof value === 'number' && Number.isFinite(value) && value >= minimum && value <= maximum);
   });
 }
@@ -50,9 +57,10 @@ export function invalidLimits(limits: unknown): LimitName[] {
  * stay full). The cast runs only on JSON numbers: CASE fixes the order, AND would not.
  */
 export function hasValidLimits(limits: Expression<unknown>): Expression<SqlBool> {
-  const checks = LIMIT_NAMES.map((name) => {
-    const { minimum, maximum } = LIMIT_BOUNDS[name];
-    return sql<boolean>`case when jsonb_typeof(${limits} -> ${name}) = 'number'
+  const checks = [...LIMIT_NAMES, ...OPTIONAL_NAMES].map((name) => {
+    const { minimum, maximum } = BOUNDS[name];
+    const absent = OPTIONAL_NAMES.includes(name) ? sql`when ${limits} -> ${name} is null then true` : sql``;
+    return sql<boolean>`case ${absent} when jsonb_typeof(${limits} -> ${name}) = 'number'
       then (${limits} ->> ${name})::numeric between ${minimum} and ${maximum} else false end`;
   });
   return sql<SqlBool>`(${sql.join(checks, sql` and `)})`;

@@ -23,6 +23,7 @@ const ARGUMENTS: Record<string, string> = {
     '(input: {limits: {max_order_notional: 1000, max_position_weight: 1, max_daily_notional: 1000, max_daily_loss: 100, allowed_markets: ["US"]}, ' +
     'target_allocation: [{symbol: "VTI", weight: 1}]})',
   generateIdeas: '(input: {mode: rebalance, market: "US"})',
+  previewOrder: '(id: "ord_missing")',
   approveOrder: '(id: "ord_missing")',
   rejectOrder: '(id: "ord_missing")',
   cancelOrder: '(id: "ord_missing")',
@@ -64,7 +65,7 @@ describe('/graphql scopes: every root field needs exactly its REST operation’s
   after(() => server.close());
 
   it('covers every root field', () => {
-    expect(rootFields).to.have.length(23);
+    expect(rootFields).to.have.length(24);
     expect(new Set(rootFields.map((f) => f.required))).to.deep.equal(new Set(['read', 'write', 'trade']));
   });
 

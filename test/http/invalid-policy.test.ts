@@ -121,7 +121,7 @@ describe('a policy version stored before limits were bounded (a null limit from 
       ['getCurrentPolicy', {}],
       ['getPolicy', { version: 2 }],
       ['generateIdeas', { mode: 'invest_cash', market: 'US' }],
-      ['approveOrder', { id: order.id }],
+      ['approveOrder', { id: order.id, preview_id: 'prv_none' }],
     ] as const) {
       const result = await tool(name, args);
       expect(result.isError, name).to.equal(true);

@@ -47,7 +47,9 @@ describe('orders on an account connected to Alpaca (a stand-in), through the MCP
 
   it("approveOrder places one order at the broker, client_order_id the order's id, and getOrder then reads it filled", async () => {
     const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '3' }]);
-    const approved = await tool('approveOrder', { id: order!.id });
+    const preview = await tool('previewOrder', { id: order!.id });
+    expect([preview.price, preview.cash, preview.decision]).to.deep.equal([330, 20000, 'approve']);
+    const approved = await tool('approveOrder', { id: order!.id, preview_id: preview.id });
     expect(['submitted', 'filled']).to.include(approved.status);
     expect(approved.broker).to.include({ id: 'alpaca', rests_until: null });
     expect(approved.filled_quantity).to.be.a('number');
@@ -66,9 +68,10 @@ describe('orders on an account connected to Alpaca (a stand-in), through the MCP
 
   it('approveOrder is an isError result with the broker-unavailable problem when the broker does not answer its reads; the order stays proposed', async () => {
     const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '1' }]);
+    const preview = await tool('previewOrder', { id: order!.id });
     alpaca.down({ mode: '503' });
     try {
-      const refused = await callTool(mcp, 'approveOrder', { id: order!.id });
+      const refused = await callTool(mcp, 'approveOrder', { id: order!.id, preview_id: preview.id });
       if (refused.ok) expect.fail(`approved while the broker was down: ${JSON.stringify(refused.value)}`);
       expect(refused.result.isError).to.equal(true);
       expect(refused.problem).to.include({ type: `${server.url}/problems/broker-unavailable`, status: 503 });

@@ -31,17 +31,20 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
       expect(answer.result.structuredContent).to.equal(undefined);
       return answer.problem;
     };
-    return { ...account, mcp, post, failure };
+    /** The preview an approval over MCP must be bound to. */
+    const previewed = async (id: string) => (await callTool(mcp, 'previewOrder', { id })).value.id as string;
+    return { ...account, mcp, post, failure, previewed };
   }
 
   it('a trigger the order state refuses: the same 409 invalid-state problem', async () => {
-    const { mcp, post, failure, ...account } = await holder();
+    const { mcp, post, failure, previewed, ...account } = await holder();
     const [order] = await propose(server, account, [{ symbol: 'BND', side: 'buy', quantity: '3' }]);
     await post(`/v1/orders/${order!.id}/reject`);
     for (const trigger of ['approve', 'reject', 'cancel']) {
       const rest = await post(`/v1/orders/${order!.id}/${trigger}`);
       expect(rest.status).to.equal(409);
-      const problem = await failure(`${trigger}Order`, { id: order!.id });
+      // Over MCP an approval names a preview; the order's state refuses it first.
+      const problem = await failure(`${trigger}Order`, { id: order!.id, ...(trigger === 'approve' ? { preview_id: 'prv_any' } : {}) });
       expect(sameProblem(problem)).to.deep.equal(sameProblem(rest.body));
       expect(problem).to.include({ type: `${server.url}/problems/invalid-state`, current_state: 'rejected' });
       expect(problem.request_id).to.be.a('string');
@@ -55,7 +58,7 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
     const viaRest = await holder(limits);
     const [mcpOrder] = await propose(server, viaMcp, [{ symbol: 'VTI', side: 'buy', quantity: '100000' }]);
     const [restOrder] = await propose(server, viaRest, [{ symbol: 'VTI', side: 'buy', quantity: '100000' }]);
-    const problem = await viaMcp.failure('approveOrder', { id: mcpOrder!.id });
+    const problem = await viaMcp.failure('approveOrder', { id: mcpOrder!.id, preview_id: await viaMcp.previewed(mcpOrder!.id) });
     const rest = await viaRest.post(`/v1/orders/${restOrder!.id}/approve`);
     expect(rest.status).to.equal(422);
     const { order: mcpView, ...mcpRest } = sameProblem(problem);
@@ -70,13 +73,13 @@ describe('MCP tool errors carry the problem documents REST answers', () => {
   });
 
   it('an approval under an engaged kill switch: the same 409 kill-switch-engaged problem, the order stays proposed', async () => {
-    const { mcp, post, failure, ...account } = await holder();
+    const { mcp, post, failure, previewed, ...account } = await holder();
     const [first, second] = await propose(server, account, [
       { symbol: 'VTI', side: 'buy', quantity: '1' },
       { symbol: 'BND', side: 'buy', quantity: '1' },
     ]);
     await post('/v1/kill-switch', { reason: 'stop' });
-    const problem = await failure('approveOrder', { id: first!.id });
+    const problem = await failure('approveOrder', { id: first!.id, preview_id: await previewed(first!.id) });
     const rest = await post(`/v1/orders/${second!.id}/approve`);
     expect(rest.status).to.equal(409);
     expect(sameProblem(problem)).to.deep.equal(sameProblem(rest.body));

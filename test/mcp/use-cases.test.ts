@@ -79,7 +79,8 @@ describe('MCP tools answer what REST answers, on the same account', () => {
       { symbol: 'BND', side: 'buy', quantity: '3' },
       { symbol: 'VTI', side: 'buy', quantity: '1' },
     ]);
-    const approved = await tool('approveOrder', { id: toApprove!.id });
+    const preview = await tool('previewOrder', { id: toApprove!.id });
+    const approved = await tool('approveOrder', { id: toApprove!.id, preview_id: preview.id });
     expect(approved).to.include({ status: 'filled', filled_quantity: 2 });
     expect(approved.events.find((e: { to: string }) => e.to === 'submitted').client_id).to.equal(account.clientId);
     expect(await rest(`/v1/orders/${toApprove!.id}`)).to.deep.equal(approved);

@@ -30,6 +30,17 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
   });
   after(() => server.close());
 
+  /** The preview an approval over MCP is bound to: one made now, unless the test made one before (`previews`). */
+  const previews = new Map<string, string>();
+  async function previewed(token: string, id: string): Promise<string> {
+    const made = previews.get(id);
+    if (made) return made;
+    const response = await rpc(server, token, 'tools/call', { name: 'previewOrder', arguments: { id } });
+    expect(response.body.result.isError, JSON.stringify(response.body)).to.equal(undefined);
+    previews.set(id, response.body.result.structuredContent.id);
+    return previews.get(id)!;
+  }
+
   async function approve(channel: Channel, token: string, id: string, key?: string): Promise<Approval> {
     const headers: Record<string, string> = key === undefined ? {} : { 'idempotency-key': key };
     if (channel === 'rest') {
@@ -57,7 +68,13 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
         raw: body,
       };
     }
-    const response = await rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, headers);
+    const response = await rpc(
+      server,
+      token,
+      'tools/call',
+      { name: 'approveOrder', arguments: { id, preview_id: await previewed(token, id) } },
+      headers,
+    );
     const result = response.body.result;
     const problem = result.isError ? JSON.parse(result.content[0].text) : undefined;
     return {
@@ -130,6 +147,8 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
     for (const channel of CHANNELS) {
       const { token, orders } = await holder({}, { symbol: 'VTI', side: 'buy', quantity: '1.7' });
       const key = `feed-down-${++keys}`;
+      // Over MCP the approval names a preview, made while the feed answers.
+      if (channel === 'mcp') await previewed(token, orders[0]!.id);
       prices.failing = true;
       const failed = await approve(channel, token, orders[0]!.id, key).finally(() => (prices.failing = false));
       expect([failed.slug, failed.replayed], `${channel}: ${JSON.stringify(failed.raw)}`).to.deep.equal(['internal-error', false]);
@@ -178,8 +197,14 @@ describe('Idempotency-Key never changes the effect, on every channel', () => {
         { symbol: 'VTI', side: 'buy', quantity: '2' },
         { symbol: 'BND', side: 'buy', quantity: '1' },
       );
-      const call = (id: string) =>
-        rpc(server, token, 'tools/call', { name: 'approveOrder', arguments: { id } }, { 'idempotency-key': 'mcp-approve' });
+      const call = async (id: string) =>
+        rpc(
+          server,
+          token,
+          'tools/call',
+          { name: 'approveOrder', arguments: { id, preview_id: await previewed(token, id) } },
+          { 'idempotency-key': 'mcp-approve' },
+        );
       const first = await call(orders[0]!.id);
       expect(first.status).to.equal(200);
       expect(first.body.result.structuredContent, JSON.stringify(first.body)).to.include({ status: 'filled' });

@@ -36,6 +36,7 @@ function row(changes: Partial<OrderRow> = {}): OrderRow {
     submit_by: null,
     next_submit_at: null,
     submit_attempts: 0,
+    preview_id: null,
     created_at: new Date('2026-12-01T14:00:00.000Z'),
     updated_at: new Date('2026-12-01T14:00:00.000Z'),
     ...changes,

@@ -19,6 +19,7 @@ import type { Decided, Decision, Outcome } from './decision.js';
 import { eventsOf } from './decision.js';
 import { record, type Step } from './transitions.js';
 import { lockForApproval } from './trigger-state.js';
+import { previewFields } from './preview.js';
 import { orderView, viewsOf, type Order } from './views.js';
 
 /** What the order service lends a broker's approval: its decision and its transaction. */
@@ -33,6 +34,7 @@ export async function approveAtBroker(
   actor: Actor<'approveOrder'>,
   orderId: string,
   port: BrokerPort,
+  previewId?: string,
 ): Promise<Order> {
   const { store, config, clock } = ctx;
   const name = brokerName(port.id);
@@ -54,8 +56,10 @@ export async function approveAtBroker(
     await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, now);
     const state = await lockForApproval(trx, actor.accountId, orderId, startOfUtcDay(now), now, actor.clientId);
     if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
+    const bound = previewId === undefined ? {} : { previewId };
     const verdict = await judge.judge(trx, actor, now, {
       ...state,
+      ...bound,
       prices: broker.prices,
       cash: broker.account.cash,
       buyingPower: broker.account.buyingPower,
@@ -63,7 +67,7 @@ export async function approveAtBroker(
     });
     if (!('approved' in verdict)) return verdict;
     const { row } = state;
-    const step: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: `approved; sent to ${name}` };
+    const step: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: `approved; sent to ${name}`, ...bound };
     const rests = !broker.clock.isOpen;
     const submitted = await record(trx, row, [step], state, {
       broker_id: port.id,
@@ -73,6 +77,7 @@ export async function approveAtBroker(
       ...(keyed ? { next_submit_at: now } : { next_submit_at: sender.claimUntil(now), submit_attempts: 1 }),
       // A day order sent while the market is closed waits at the broker for the next session.
       rests_until: rests ? broker.clock.nextOpen : null,
+      ...previewFields(bound),
     });
     claimed = { row: submitted, at: now };
     return { order: orderView(submitted, [...state.events, ...eventsOf(row, [step], state.actorName)], now) };

@@ -21,6 +21,8 @@ export interface Decision extends TriggerState {
   buyingPower?: Dec;
   /** The account's value when the day began, when the broker states it; else derived from the day's fills. */
   dayStartValue?: Dec;
+  /** The preview the approval is bound to (checked by bindPreview): its steps record it. */
+  previewId?: string;
 }
 
 /** A refusal (or the expiry), or approval at the price the checks passed at. */
@@ -38,6 +40,7 @@ export const eventsOf = (row: OrderRow, steps: Step[], actorName: string | null)
       reason: step.reason,
       client_name: actorName,
       person_name: actorName,
+      preview_id: step.previewId ?? null,
     });
     from = step.to;
     return event;

@@ -97,6 +97,7 @@ export async function storeIdea(
         submit_by: null,
         next_submit_at: null,
         submit_attempts: 0,
+        preview_id: null,
       },
       [
         {

@@ -23,6 +23,7 @@ export type Fields = Partial<
     | 'submit_by'
     | 'next_submit_at'
     | 'submit_attempts'
+    | 'preview_id'
   >
 >;
 
@@ -43,7 +44,7 @@ function recordNames(
   later: boolean,
 ): string[] {
   const eventNames = Array.from({ length: steps }, (_, i) =>
-    ['from', 'to', 'at', 'client', 'reason', 'failed'].map((n) => `e${i}_${n}`),
+    ['from', 'to', 'at', 'client', 'reason', 'failed', 'preview'].map((n) => `e${i}_${n}`),
   ).flat();
   const fillNames = fill
     ? [
@@ -95,6 +96,7 @@ export function recordQuery(
       client_id: v[`e${i}_client`],
       reason: v[`e${i}_reason`],
       failed_checks: v[`e${i}_failed`],
+      preview_id: v[`e${i}_preview`],
     }));
     const changed = Object.fromEntries(fieldNames.map((name) => [name, v[name]]));
     let query = (trx as Transaction<Database>)

@@ -1,23 +1,28 @@
 import type { Transaction } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import type { Actor } from '../../auth/authorize.js';
 import { ProblemError } from '../../problems.js';
-import { policyCheck, riskGate, type AccountState, type FailedCheck } from '../checks.js';
+import { failedOf } from '../checks.js';
+import { checksOf, standingOf } from './assessment.js';
+import { bindPreview, previewFields, previewOrder } from './preview.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { PolicyInvalidError } from '../policy-limits.js';
 import { engage } from '../kill-switch.js';
-import { lockPaperAccount, positionAfterFill, startOfUtcDay, value, valueAtDayStart } from '../ledger.js';
+import { lockPaperAccount, positionAfterFill, startOfUtcDay } from '../ledger.js';
 import { dec, roundMoney } from '../money.js';
 import { keysetPage, type Page } from '../pagination.js';
 import { PaperBroker } from '../brokerage/paper.js';
-import { invalidState, record, submitRequestOf, tradeOf, type Step, type Trigger } from './transitions.js';
+import { invalidState, record, submitRequestOf, type Step, type Trigger } from './transitions.js';
 import { lockForApproval, lockOrder } from './trigger-state.js';
 import { approveAtBroker, cancelAtBroker } from './broker-approval.js';
 import { eventsOf, type Decided, type Decision, type Outcome } from './decision.js';
 import { EXPIRY_REASON, isDue, orderView, viewsOf, type Order, type OrderFilter } from './views.js';
 
-/** Orders of the account: reads, and the approve, reject and cancel triggers of the state machine. */
+type OrderPreview = components['schemas']['OrderPreview'];
+
+/** Orders of the account: reads, the preview of an approval, and the approve, reject and cancel triggers of the state machine. */
 export class OrderService {
   constructor(private readonly ctx: ServiceContext) {}
 
@@ -53,22 +58,23 @@ export class OrderService {
    * kill-switch engagement on the rare day the loss limit is reached). An account connected to a broker is decided
    * the same way on what its broker states, and its order is sent there (approveAtBroker).
    */
-  async approve(actor: Actor<'approveOrder'>, orderId: string): Promise<Order> {
+  async approve(actor: Actor<'approveOrder'>, orderId: string, previewId?: string): Promise<Order> {
     const broker = await this.ctx.brokers.portFor(actor.accountId);
-    if (broker) return approveAtBroker(this.ctx, this, actor, orderId, broker);
+    if (broker) return approveAtBroker(this.ctx, this, actor, orderId, broker, previewId);
     const { prices, config } = this.ctx;
     return this.settle(async (trx, now) => {
       const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
       const state = await lockForApproval(trx, actor.accountId, orderId, startOfUtcDay(now), now, actor.clientId);
       if (!state) throw new NotFoundError(`There is no order ${orderId}.`);
-      const decided = await this.judge(trx, actor, now, { ...state, prices, cash: account.cash });
+      const bound = previewId === undefined ? {} : { previewId };
+      const decided = await this.judge(trx, actor, now, { ...state, ...bound, prices, cash: account.cash });
       if (!('approved' in decided)) return decided;
       const { row, positions } = state;
       // The paper broker's answer to the order (it executes on the spot, writing nothing): booked here, in this statement.
       const answer = await new PaperBroker(this.ctx, actor.accountId).submit(submitRequestOf(row));
-      const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved' };
+      const submitted: Step = { to: 'submitted', at: now, clientId: actor.clientId, reason: 'approved', ...bound };
       if (answer.status !== 'filled' || !answer.averageFillPrice) {
-        const resting = await record(trx, row, [submitted], state);
+        const resting = await record(trx, row, [submitted], state, previewFields(bound));
         return { order: orderView(resting, [...state.events, ...eventsOf(row, [submitted], state.actorName)], now) };
       }
       const price = answer.averageFillPrice;
@@ -82,7 +88,7 @@ export class OrderService {
         row,
         steps,
         state,
-        { fill_price: price.toFixed(), filled_quantity: row.quantity, filled_at: now },
+        { fill_price: price.toFixed(), filled_quantity: row.quantity, filled_at: now, ...previewFields(bound) },
         {
           quantity,
           price,
@@ -99,56 +105,48 @@ export class OrderService {
     });
   }
 
+  /** What approving the order would do now, with every check; changes nothing (preview.ts). */
+  preview(actor: Actor<'previewOrder'>, orderId: string): Promise<OrderPreview> {
+    return previewOrder(this.ctx, actor, orderId);
+  }
+
   /**
    * The decision an approval makes, whichever broker executes it: expiry, the state, a valid policy, the daily loss
    * limit (engaging the account's kill switch), the kill switch, then the policy check and risk gate against the
    * fresh price — a failure records `blocked` with every failed check. `approved` carries the price it passed at.
    */
   async judge(trx: Transaction<Database>, actor: Actor<'approveOrder'>, now: Date, input: Decision): Promise<Decided> {
-    const { prices, cash } = input;
     const expired = await this.expireIfDue(trx, input, now, 'approve');
     if (expired) return expired;
-    const { row, policy, positions } = input;
+    const { row, policy } = input;
     if (row.status !== 'proposed') return { problem: invalidState(row, 'approve') };
     // Nothing is decided on a policy whose limits are not numbers: the order stays proposed for the next version.
     if (policy instanceof PolicyInvalidError) return { problem: policy };
+    // Bound to a preview, nothing is decided unless it still says what approving does (409 preview-stale).
+    if (input.previewId !== undefined) await bindPreview(trx, input, input.previewId, input.prices, now);
 
-    const dayStart = startOfUtcDay(now);
-    const valuation = value(prices, cash, positions, now);
-    const accountState: AccountState = {
-      cash,
-      ...(input.buyingPower ? { buyingPower: input.buyingPower } : {}),
-      held: new Map(positions.map((p) => [p.symbol, p.quantity])),
-      totalValue: valuation.total,
-      tradedToday: input.today.traded,
-    };
-    let killSwitch = input.killSwitch;
-    if (policy && !(killSwitch.engaged && killSwitch.level === 'account')) {
-      const start = input.dayStartValue ?? valueAtDayStart(prices, cash, positions, input.today, dayStart).total;
-      const loss = start.minus(valuation.total);
-      if (loss.greaterThanOrEqualTo(policy.limits.max_daily_loss)) {
-        const reason = `Daily loss ${loss.toFixed(2)} reached the policy's limit of ${dec(policy.limits.max_daily_loss).toFixed(2)}.`;
-        await engage(trx, actor.accountId, 'system', reason, now);
-        if (!killSwitch.engaged)
-          killSwitch = { engaged: true, reason, engaged_at: now.toISOString(), engaged_by: 'system', level: 'account' };
-      }
-    }
+    const standing = standingOf(input, policy, now);
+    if (standing.engages) await engage(trx, actor.accountId, 'system', standing.engages, now);
+    const { killSwitch } = standing;
     if (killSwitch.engaged) {
       const detail = `The ${killSwitch.level} kill switch is engaged (${killSwitch.reason ?? 'no reason given'}); no order can be approved.`;
       return { problem: new ProblemError('kill-switch-engaged', detail, { kill_switch: killSwitch }) };
     }
 
-    const trade = tradeOf(row);
-    const quote = prices.quote(row.symbol, now);
-    const failed: FailedCheck[] = policy
-      ? policyCheck(trade, quote, policy, accountState)
-      : [{ check: 'policy.market', message: 'The account has no current policy; create one before approving orders.' }];
-    failed.push(...riskGate(trade, quote, accountState, now, input.duplicate));
+    const { quote, checks } = checksOf(input, policy, standing.account, now);
+    const failed = failedOf(checks);
     if (failed.length === 0) return { approved: true, quote };
     const steps: Step[] = [
-      { to: 'blocked', at: now, clientId: actor.clientId, reason: failed.map((f) => f.check).join(', '), failedChecks: failed },
+      {
+        to: 'blocked',
+        at: now,
+        clientId: actor.clientId,
+        reason: failed.map((f) => f.check).join(', '),
+        failedChecks: failed,
+        ...(input.previewId ? { previewId: input.previewId } : {}),
+      },
     ];
-    const blocked = await record(trx, row, steps, input);
+    const blocked = await record(trx, row, steps, input, input.previewId ? { preview_id: input.previewId } : undefined);
     const detail = `The order was blocked: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed.`;
     return {
       problem: new ProblemError('checks-failed', detail, {

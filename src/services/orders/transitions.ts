@@ -11,7 +11,7 @@ import { ALLOWED_TRIGGERS, eventView, orderView, PAPER_STATUS, type Order } from
 
 export type Trigger = 'approve' | 'reject' | 'cancel';
 
-export function invalidState(row: OrderRow, trigger: Trigger): ProblemError {
+export function invalidState(row: OrderRow, trigger: Trigger | 'preview'): ProblemError {
   const allowed = ALLOWED_TRIGGERS[row.status];
   return new ProblemError(
     'invalid-state',
@@ -27,6 +27,8 @@ export interface Step {
   clientId: string | null;
   reason: string | null;
   failedChecks?: FailedCheck[];
+  /** An approval's step bound to a preview: the preview (its event records it). */
+  previewId?: string;
 }
 
 /** What a fill changes besides the order: cash, the position and the fill record. */
@@ -128,6 +130,7 @@ export async function record(
       [`e${i}_client`]: step.clientId,
       [`e${i}_reason`]: step.reason,
       [`e${i}_failed`]: step.failedChecks ? JSON.stringify(step.failedChecks) : null,
+      [`e${i}_preview`]: step.previewId ?? null,
     });
     from = step.to;
   });

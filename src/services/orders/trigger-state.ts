@@ -52,7 +52,7 @@ export async function lockOrder(
       jsonArrayFrom(
         eb
           .selectFrom('order_events as e')
-          .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+          .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', 'e.preview_id', ...eventNames])
           .whereRef('e.order_id', '=', 'o.id')
           .orderBy('e.id'),
       ).as('events'),
@@ -78,7 +78,7 @@ const approvalRead = new CompiledOnce(
         jsonArrayFrom(
           eb
             .selectFrom('order_events as e')
-            .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', ...eventNames])
+            .select(['e.from_status', 'e.to_status', 'e.at', 'e.client_id', 'e.reason', 'e.preview_id', ...eventNames])
             .whereRef('e.order_id', '=', 'o.id')
             .orderBy('e.id'),
         ).as('events'),

@@ -97,6 +97,7 @@ export function orderView(row: OrderRow, events: OrderEvent[], now: Date): Order
     expires_at: iso(row.expires_at)!,
     filled_at: iso(row.filled_at),
     failed_checks: row.status === 'blocked' ? (row.failed_checks ?? []) : null,
+    preview_id: row.preview_id,
     events,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
@@ -113,6 +114,8 @@ export interface EventRow {
   client_name?: string | null;
   /** The name of the account's person, for an event the person caused in the dashboard. */
   person_name?: string | null;
+  /** The preview an approval was bound to (its event only). */
+  preview_id?: string | null;
 }
 
 /**
@@ -141,6 +144,7 @@ export function eventView(row: EventRow): OrderEvent {
     client_id: row.client_id,
     actor: actorOf(row.client_id, row.client_id === DASHBOARD_CLIENT_ID ? row.person_name : row.client_name),
     reason: row.reason,
+    ...(row.preview_id ? { preview_id: row.preview_id } : {}),
   };
 }
 
