@@ -108,6 +108,36 @@ describe('decisions on an account connected to Alpaca (a stand-in), over REST', 
     expect([posts(unsent!.id).length, atBroker(unsent!.id)]).to.deep.equal([tries, []]);
   });
 
+  it('previews on what the broker states, sending and mirroring nothing; an approval bound to the preview is sent', async () => {
+    const other = await connectedHolder({ ...OPENING, cash: '5000', buyingPower: '2000' });
+    const [order] = await other.propose({ symbol: 'VTI', side: 'buy', quantity: '3' });
+    const db = server.context.store.db;
+    const books = () => db.selectFrom('positions').selectAll().where('account_id', '=', other.accountId).execute();
+    const before = { books: await books(), requests: alpaca.requests.length };
+    const preview = await server.api.request('POST', `/v1/orders/${order!.id}/preview`, { token: other.token });
+    expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+    // 3 × 330.00 = 990.00 of 5 000.00 + 10 BND × 74.00 = 5 740.00: a weight of 0.172474.
+    expect(preview.body).to.deep.include({
+      price: 330,
+      notional: 990,
+      cash: 5000,
+      cash_after: 4010,
+      weight_after: 0.172474,
+      decision: 'approve',
+    });
+    expect(preview.body.checks.find((c: any) => c.check === 'risk.buying_power').message).to.equal(
+      'Buying needs up to 990.00 and the broker states 2000.00 of buying power.',
+    );
+    expect(alpaca.requests.slice(before.requests).filter((r) => r.method !== 'GET')).to.deep.equal([]);
+    expect(await books()).to.deep.equal(before.books);
+    const approved = await server.api.request('POST', `/v1/orders/${order!.id}/approve`, {
+      token: other.token,
+      json: { preview_id: preview.body.id },
+    });
+    expect([approved.status, approved.body.broker.id, approved.body.preview_id]).to.deep.equal([200, 'alpaca', preview.body.id]);
+    expect(posts(order!.id)).to.have.length(1);
+  });
+
   it('answers 503 when the broker does not answer a cancellation; the order stays as it was', async () => {
     alpaca.onSubmit = 'rest';
     const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });

@@ -209,4 +209,20 @@ describe('previews of an approval, and approvals bound to them, over REST', () =
     expect((await approve(token, o.id, ids[0])).status).to.equal(404);
     expect((await approve(token, o.id, ids[11])).body.status).to.equal('filled');
   });
+
+  it('replays a keyed approval bound to a preview like any other; a preview takes no key', async () => {
+    const { token, order: o } = await proposed();
+    const headers = { 'Idempotency-Key': `preview-${o.id}` };
+    const first = (await server.api.post(`/v1/orders/${o.id}/preview`, { token, headers })).body;
+    const second = await server.api.post(`/v1/orders/${o.id}/preview`, { token, headers });
+    expect([second.status, second.headers.get('idempotent-replayed')]).to.deep.equal([200, null]);
+    expect(second.body.id).to.not.equal(first.id);
+    const keyed = () => server.api.post(`/v1/orders/${o.id}/approve`, { token, headers, json: { preview_id: first.id } });
+    const approved = await keyed();
+    clock.advance(600_000);
+    const replay = await keyed();
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).to.deep.equal([200, 'true']);
+    expect(replay.body).to.deep.equal(approved.body);
+    expect([approved.body.status, approved.body.preview_id]).to.deep.equal(['filled', first.id]);
+  });
 });
