@@ -11,7 +11,7 @@ EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/bearer-tokens.test.ts test/h
   test/http/drain.test.ts test/http/idempotency.test.ts test/http/idempotency-races.test.ts \
   test/http/rate-limits.test.ts test/http/ideas.test.ts test/http/ideas-assistant.test.ts test/http/statements.test.ts \
   test/http/events.test.ts test/http/webhooks-deliveries.test.ts test/http/webhooks-instances.test.ts \
-  test/pipeline/idempotency-keys.test.ts
+  test/pipeline/idempotency-keys.test.ts test/http/order-previews.test.ts
 
 .PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
 

@@ -7,6 +7,7 @@ import { graphql } from '../graphql/support.js';
 import { callTool, connectMcp } from '../support/mcp.js';
 import { FixedPrices } from '../support/prices.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { engage, release } from '../../src/services/kill-switch.js';
 import { createPolicy, manualClock, propose } from '../support/trading.js';
 
 const START = '2026-11-20T15:00:00.000Z';
@@ -114,4 +115,52 @@ describe('previews over MCP and GraphQL', () => {
     const plain = await order();
     expect((await gql(approve, { id: plain.id })).data.approveOrder.status).to.equal('filled');
   });
+
+  // Each reason a preview goes stale, on each channel: the approval is refused as REST refuses it, the order proposed.
+  const changes: [string, () => Promise<void>][] = [
+    ['expired', async () => clock.advance(120_000)],
+    ['policy_changed', async () => void (await createPolicy(server, account.token))],
+    ['price_moved', async () => prices.set('VTI', '334.00')],
+    [
+      'kill_switch_engaged',
+      async () => {
+        clock.advance(1_000);
+        await engage(server.context.store.db, account.accountId, 'ops', 'a pause', clock.now());
+      },
+    ],
+  ];
+  const viaChannel = {
+    mcp: async (id: string) => {
+      const preview = await callTool(mcp, 'previewOrder', { id });
+      return async () => {
+        const refused = await callTool(mcp, 'approveOrder', { id, preview_id: preview.ok && preview.value.id });
+        return refused.ok ? undefined : [refused.problem.type, refused.problem.stale_reasons];
+      };
+    },
+    graphql: async (id: string) => {
+      const { previewOrder } = (await gql(`mutation($id: ID!) { previewOrder(id: $id) { id } }`, { id })).data;
+      return async () => {
+        const body = await gql(`mutation($id: ID!, $input: ApproveOrderRequest) { approveOrder(id: $id, input: $input) { status } }`, {
+          id,
+          input: { preview_id: previewOrder.id },
+        });
+        const error = body.errors?.[0];
+        return error && [error.extensions.type, error.extensions.stale_reasons];
+      };
+    },
+  };
+  for (const channel of ['mcp', 'graphql'] as const) {
+    it(`${channel}: an approval bound to a stale preview is refused for each reason, the order staying proposed`, async () => {
+      for (const [reason, change] of changes) {
+        clock.set(START);
+        prices.set('VTI', '330.00');
+        await release(server.context.store.db, account.accountId, 'ops', null, clock.now());
+        const o = await order();
+        const approve = await viaChannel[channel](o.id);
+        await change();
+        expect(await approve(), `${channel}: ${reason}`).to.deep.equal([`${server.url}/problems/preview-stale`, [reason]]);
+        expect((await server.api.get(`/v1/orders/${o.id}`, { token: account.token })).body.status, reason).to.equal('proposed');
+      }
+    });
+  }
 });
