@@ -41,6 +41,9 @@ describe('webhook sender: every address is checked when the connection is made',
     );
     expect((await sender.send('http://93.184.215.14/', {}, '{}')).error).to.contain('must be https://');
     expect((await sender.send('https://[::1]/', {}, '{}')).error).to.contain('loopback');
+    // The IPv4-compatible form (::/96), as a URL normalises it ([::7f00:1]), of a loopback and of a public address.
+    expect((await sender.send('https://[::127.0.0.1]/', {}, '{}')).error).to.contain('IPv4-compatible form of 127.0.0.1');
+    expect((await sender.send('https://[::8.8.8.8]/', {}, '{}')).error).to.contain('IPv4-compatible form of 8.8.8.8');
     sender.close();
   });
 

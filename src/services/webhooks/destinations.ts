@@ -33,6 +33,13 @@ export function refusedAddress(address: string): string | null {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
     mapped = `the IPv4-mapped form of ${parsed.toString()}, `;
   }
+  // The IPv4-compatible form (::/96, deprecated by RFC 4291), which a URL writes `[::7f00:1]` for `[::127.0.0.1]` and
+  // ipaddr.js takes for public unicast: whatever IPv4 address it embeds, no public endpoint is written so.
+  if (parsed.kind() === 'ipv6' && parsed.range() === 'unicast' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    const parts = (parsed as ipaddr.IPv6).parts;
+    const embedded = ipaddr.fromByteArray([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]).toString();
+    return `${address} is the IPv4-compatible form of ${embedded} (::/96, deprecated), never a public endpoint`;
+  }
   const range = parsed.range();
   if (range === 'unicast') return null;
   return `${address} is ${mapped}${RULES[range] ?? `a non-public address (${range})`}`;
