@@ -5,36 +5,15 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { engage } from '../../src/services/kill-switch.js';
-import { FixedPrices } from '../support/prices.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-import { createPolicy, manualClock, policyHolder, type PolicyOverrides } from '../support/trading.js';
-
-const START = '2026-11-20T15:00:00.000Z';
+import { previewSuite, START } from '../support/previews.js';
+import type { TestServer } from '../support/server.js';
+import { createPolicy, type PolicyOverrides } from '../support/trading.js';
 
 describe('previews of an approval, and approvals bound to them, over REST', () => {
-  const clock = manualClock(START);
-  const prices = new FixedPrices();
+  const suite = previewSuite();
+  const { clock, prices, proposed, preview, approve, order } = suite;
   let server: TestServer;
-  before(async () => {
-    server = await startTestServer({}, { clock, prices });
-  });
-  after(() => server?.close());
-  beforeEach(() => {
-    clock.set(START);
-    prices.set('VTI', '330.00');
-    prices.set('BND', '74.00');
-  });
-
-  /** A holder (policy 60/40 VTI and BND, and `policy`) with a proposed buy of 10 VTI. */
-  async function proposed(policy: PolicyOverrides = {}) {
-    const holder = await policyHolder(server, policy);
-    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '10' });
-    return { ...holder, order: order! };
-  }
-  const preview = (token: string, id: string) => server.api.post(`/v1/orders/${id}/preview`, { token });
-  const approve = (token: string, id: string, previewId?: string) =>
-    server.api.post(`/v1/orders/${id}/approve`, { token, ...(previewId ? { json: { preview_id: previewId } } : {}) });
-  const order = async (token: string, id: string) => (await server.api.get(`/v1/orders/${id}`, { token })).body;
+  before(() => (server = suite.server()));
 
   /**
    * Every table's content, as a digest per table: what a preview must leave as it was. Aside: the previews, and the

@@ -48,6 +48,15 @@ describe('each check, passed or not, as a preview shows it', () => {
     ]);
   });
 
+  it('says how far over the day would go', () => {
+    // 2 000 traded today + 61 × 100.00 = 8 100.00, over 8 000.00 (and the order over 5 000.00, the weight over 50 %).
+    expect(said(policyChecks(trade('61'), quote, policy, account)).at(-1)).to.deep.equal([
+      'policy.max_daily_notional',
+      false,
+      "Today's traded notional would be 8100.00, above the policy's daily maximum of 8000.00.",
+    ]);
+  });
+
   it('names the symbols a policy allows or blocks, and says a reducing sell is not held to them', () => {
     const listed = { limits: { ...limits, allowed_symbols: ['VTI'], blocked_symbols: ['BND'] } } as unknown as Policy;
     expect(said(policyChecks(trade('1'), quote, listed, account)).slice(1, 3)).to.deep.equal([
