@@ -103,7 +103,7 @@ export class TokenService {
    */
   private async verifySignature(token: string): Promise<Principal> {
     const parts = token.split('.');
-    let header: { alg?: unknown; typ?: unknown; kid?: unknown };
+    let header: { alg?: unknown; typ?: unknown; kid?: unknown; crit?: unknown };
     let payload: Record<string, unknown>;
     try {
       if (parts.length !== 3) throw new Error('not a JWS');
@@ -115,7 +115,10 @@ export class TokenService {
     }
     const signature = Buffer.from(parts[2]!, 'base64url');
     const signed = Buffer.from(`${parts[0]}.${parts[1]}`);
+    // The service understands no extension a producer may mark critical (`crit`, RFC 7515 section 4.1.11): a token that
+    // names any must be refused, whatever it names.
     const valid =
+      header.crit === undefined &&
       header.alg === this.key.alg &&
       (header.typ === 'at+jwt' || header.typ === 'application/at+jwt') &&
       verifySignature(

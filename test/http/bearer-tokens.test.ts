@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SignJWT, base64url } from 'jose';
+import { CompactSign, SignJWT, base64url } from 'jose';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 describe('bearer tokens on /v1', () => {
@@ -90,6 +90,18 @@ describe('bearer tokens on /v1', () => {
     expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, aud: 'https://elsewhere.example' }) }));
     expectInvalidToken(await server.api.get(brokers, { token: await signed({ ...claims, iss: 'https://elsewhere.example' }) }));
     expectInvalidToken(await server.api.get(brokers, { token: await signed(claims, { typ: 'JWT' }) }));
+  });
+
+  it('refuses a token whose header names critical parameters (crit), none of which the service understands', async () => {
+    const key = server.services.tokens.key;
+    const claims = { ...(await liveClaims()), iss: server.url, aud: server.url, jti: 'crit', iat: Math.floor(Date.now() / 1000) };
+    const payload = new TextEncoder().encode(JSON.stringify({ ...claims, exp: claims.iat + 600 }));
+    // Signed as a producer that understands `urn:example:hold` would sign it (RFC 7515 section 4.1.11).
+    const token = await new CompactSign(payload)
+      .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid, crit: ['urn:example:hold'], 'urn:example:hold': true })
+      .sign(key.privateKey, { crit: { 'urn:example:hold': true } });
+    expectInvalidToken(await server.api.get(brokers, { token }));
+    expect((await server.api.get(brokers, { token: await signed(await liveClaims()) })).status).to.equal(200);
   });
 
   it('refuses a token whose nbf is ahead of the clock beyond the 60 s leeway, on REST, GraphQL and MCP, every time', async () => {
