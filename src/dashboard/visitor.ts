@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 import { userAgentOf, type Origin } from '../auth/authorize.js';
@@ -63,10 +62,12 @@ export function loadVisitor(services: Services, channel: DashboardChannel, names
       const cookies = parseCookies(req.headers.cookie ?? '');
       const token = cookies[names.session];
       const session = await services.sessions.authenticate(token);
-      let anchor = session?.idHash ?? cookies[names.pre];
-      if (!session && !/^[\w-]{43}$/.test(anchor ?? '')) {
-        anchor = randomBytes(32).toString('base64url');
-        res.append('Set-Cookie', cookie(names, names.pre, anchor, 24 * 60 * 60));
+      let anchor = session?.idHash;
+      if (!session) {
+        // Only a pre-session this service issued is kept; any other value is replaced (never adopted).
+        const pre = services.sessions.preSession(cookies[names.pre]);
+        anchor = pre.value;
+        if (pre.issued) res.append('Set-Cookie', cookie(names, names.pre, anchor, 24 * 60 * 60));
       }
       const visitor: Visitor = {
         session,

@@ -115,6 +115,26 @@ export class SessionService {
     return createHmac('sha256', this.csrfKey).update(`csrf\0${anchor}`).digest('base64url');
   }
 
+  /**
+   * A pre-session identifier issued by this service: a random id and its HMAC. `preSession(given)` answers the given
+   * cookie's value when this service issued it, else a new one (`issued: true`): a value the client chose is never
+   * adopted, so no one can fix another browser's pre-session (login CSRF by a planted cookie).
+   */
+  preSession(given: string | undefined): { value: string; issued: boolean } {
+    const [id, mac] = (given ?? '').split('.');
+    if (id && mac && /^[\w-]{43}$/.test(id)) {
+      const expected = Buffer.from(this.preMac(id));
+      const received = Buffer.from(mac);
+      if (received.length === expected.length && timingSafeEqual(received, expected)) return { value: given!, issued: false };
+    }
+    const fresh = randomBytes(32).toString('base64url');
+    return { value: `${fresh}.${this.preMac(fresh)}`, issued: true };
+  }
+
+  private preMac(id: string): string {
+    return createHmac('sha256', this.csrfKey).update(`pre\0${id}`).digest('base64url');
+  }
+
   checkCsrf(anchor: string, token: unknown): boolean {
     if (typeof token !== 'string') return false;
     const expected = Buffer.from(this.csrfToken(anchor));

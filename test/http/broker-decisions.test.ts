@@ -130,6 +130,8 @@ describe('decisions on an account connected to Alpaca (a stand-in), over REST', 
     );
     expect(alpaca.requests.slice(before.requests).filter((r) => r.method !== 'GET')).to.deep.equal([]);
     expect(await books()).to.deep.equal(before.books);
+    const missing = await server.api.request('POST', '/v1/orders/ord_missing/preview', { token: other.token });
+    expect([missing.status, missing.body.detail]).to.deep.equal([404, 'There is no order ord_missing.']);
     const approved = await server.api.request('POST', `/v1/orders/${order!.id}/approve`, {
       token: other.token,
       json: { preview_id: preview.body.id },

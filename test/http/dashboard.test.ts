@@ -63,6 +63,21 @@ describe('dashboard sessions, CSRF and headers (HTTP)', () => {
     expect(await bearer.text()).to.include('Bearer tokens are not accepted here');
   });
 
+  it('never adopts a pre-session a client chose: it issues its own, whose CSRF token the chosen value cannot give', async () => {
+    // The attacker's planted cookie, in the form the service's own had before (43 base64url characters).
+    const planted = 'A'.repeat(43);
+    const victim = new Visitor(server.dashboardUrl);
+    victim.cookies.set('ias_pre', planted);
+    const token = await victim.csrf('/login');
+    const issued = victim.cookies.get('ias_pre')!;
+    expect(issued).to.not.equal(planted);
+    expect(token).to.not.equal(server.services.sessions.csrfToken(planted));
+    // The one it issued is kept: no new cookie on the next page.
+    await victim.fetch('/login');
+    expect(victim.lastSetCookie.filter((c) => c.startsWith('ias_pre='))).to.deep.equal([]);
+    expect(victim.cookies.get('ias_pre')).to.equal(issued);
+  });
+
   it('manages only the signed-in account’s own clients', async () => {
     const other = await server.createClient(['read'], 'other.holder@example.com');
     await server.services.people.setPassword('owner@example.com', password);

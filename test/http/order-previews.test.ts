@@ -141,6 +141,7 @@ describe('previews of an approval, and approvals bound to them, over REST', () =
       prices.set('VTI', '320.00');
     });
     expect(all.stale_reasons).to.deep.equal(['expired', 'price_moved']);
+    expect(all.detail).to.match(/: it expired at [^;]+; the price of VTI moved from 330\.00 to 320\.00 \(/);
   });
 
   it("lets the price move within the policy's max_price_deviation, and 1 % when it does not say", async () => {
