@@ -1286,8 +1286,10 @@ export interface components {
             instance?: string;
             /** @description The request's id, also in the logs; quote it when contacting support. */
             request_id?: string;
-            /** @description `validation-error`: every failing member of the request. */
+            /** @description `validation-error`: the failing members of the request, every one up to 50 (`errors_omitted` counts the rest); a member's pointer or detail longer than 256 characters is cut, ending in `…`. */
             errors?: components["schemas"]["ValidationErrorItem"][];
+            /** @description `validation-error`: how many failing members `errors` leaves out (absent when it lists them all). */
+            errors_omitted?: number;
             /** @description `unsupported-market`: the supported market codes. */
             supported_markets?: components["schemas"]["MarketCode"][];
             /** @description `checks-failed`: every failed policy or risk-gate check. */

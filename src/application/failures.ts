@@ -4,7 +4,7 @@ import type { Channel } from '../auth/authorize.js';
 import { escapePointer } from '../contract/ajv.js';
 import type { ContractOperation } from '../contract/operations.js';
 import { ProblemError } from '../problems.js';
-import { InvalidInputError, type FieldProblem } from '../services/errors.js';
+import { clip, InvalidInputError, LISTED_FIELDS, type FieldProblem } from '../services/errors.js';
 import { problemDocument, type ProblemDocument } from './problems.js';
 
 /** What a failure means to a client, whatever channel it came through, and how loudly to log it. */
@@ -114,9 +114,16 @@ export function pointerOf(problem: FieldProblem, operation: ContractOperation | 
 
 /** A problem as the document every channel carries, its invalid fields (if any) pointing into that channel's input. */
 export function documentOf(problem: ProblemError, baseUrl: string, channel: Channel, operation?: ContractOperation): ProblemDocument {
+  const omitted = problem instanceof InvalidInputError ? problem.fields.length - LISTED_FIELDS : 0;
   const extensions =
     problem instanceof InvalidInputError
-      ? { ...problem.extensions, errors: problem.fields.map((f) => ({ pointer: pointerOf(f, operation, channel), detail: f.detail })) }
+      ? {
+          ...problem.extensions,
+          errors: problem.fields
+            .slice(0, LISTED_FIELDS)
+            .map((f) => ({ pointer: clip(pointerOf(f, operation, channel)), detail: clip(f.detail) })),
+          ...(omitted > 0 ? { errors_omitted: omitted } : {}),
+        }
       : problem.extensions;
   return problemDocument(problem.slug, baseUrl, { detail: problem.detail, extensions });
 }

@@ -4,7 +4,7 @@ import type { Result } from '../application/pipeline.js';
 import { statusOf } from '../application/problems.js';
 import type { ContractOperation } from '../contract/operations.js';
 import type { ProblemError, ProblemSlug } from '../problems.js';
-import { InvalidInputError, invalidInputDetail } from '../services/errors.js';
+import { clip, InvalidInputError, invalidInputDetail, LISTED_FIELDS } from '../services/errors.js';
 
 /** What went wrong with the last form, as a page shows it: a problem's detail, and the fields it names by their labels. */
 export interface PageError {
@@ -55,10 +55,14 @@ export function presentHtml<V>(labels: FieldLabels = {}) {
     const { problem } = result;
     const fields =
       problem instanceof InvalidInputError
-        ? problem.fields.map((f) => ({ field: labelOf(pointerOf(f, operation, 'dashboard'), labels), detail: f.detail }))
+        ? problem.fields.map((f) => ({ field: clip(labelOf(pointerOf(f, operation, 'dashboard'), labels)), detail: clip(f.detail) }))
         : undefined;
     const status = statusOf(problem.slug);
-    const error = { detail: fields ? invalidInputDetail(fields) : (problem.detail ?? problem.message), fields };
+    // The page lists as many fields as a problem document does (LISTED_FIELDS); the detail counts them all.
+    const error = {
+      detail: fields ? invalidInputDetail(fields) : (problem.detail ?? problem.message),
+      fields: fields?.slice(0, LISTED_FIELDS),
+    };
     return { status, body: { ok: false, slug: problem.slug, status, error, headers: pageHeaders(problem) } satisfies Shown<V> };
   };
 }

@@ -13,14 +13,26 @@ export interface FieldProblem {
   in?: 'path' | 'query' | 'header';
 }
 
+/**
+ * How many invalid fields a problem lists at most (`errors`); `errors_omitted` counts the rest. A request with thousands
+ * of unknown members gets a short answer, not one as long as itself.
+ */
+export const LISTED_FIELDS = 50;
+
 /** The `detail` of every validation problem, whatever the interface: the one field when there is one, else the count. */
 export function invalidInputDetail(fields: FieldProblem[]): string {
   if (fields.length === 1) {
     const [{ field, detail }] = fields as [FieldProblem];
-    return `The request has 1 invalid field: ${field ? `${field} ${detail}` : detail}.`;
+    return `The request has 1 invalid field: ${clip(field ? `${field} ${detail}` : detail)}.`;
   }
+  if (fields.length > LISTED_FIELDS)
+    return `The request has ${fields.length} invalid fields; the first ${LISTED_FIELDS} are listed in errors.`;
   return `The request has ${fields.length} invalid fields; each is listed in errors.`;
 }
+
+/** How long a field's name or detail may be in a problem; a longer one is cut, ending in `…`. */
+export const FIELD_TEXT_CHARS = 256;
+export const clip = (text: string) => (text.length > FIELD_TEXT_CHARS ? `${text.slice(0, FIELD_TEXT_CHARS - 1)}…` : text);
 
 /** Input the contract's schema admits but the use case cannot: each adapter points at the fields its own way. */
 export class InvalidInputError extends ProblemError {
