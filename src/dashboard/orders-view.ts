@@ -56,11 +56,15 @@ export function brokerLine(order: Order): Html | null {
   return html`${sent}${waiting}`;
 }
 
-/** Approve, and Reject with an optional reason, for a proposed order; `back` is where the browser returns. */
+/**
+ * Approve, and Reject with an optional reason, for a proposed order; `back` is where the browser returns. Approve opens
+ * the order's preview (a GET, like the Developer page's confirmations: the preview changes nothing about the order), where
+ * the person confirms what they were shown.
+ */
 export function decisionForms(visitor: Visitor, order: Order, back: string): Html | '' {
   if (order.status !== 'proposed') return '';
   const returnTo = html`${csrfField(visitor)}<input type="hidden" name="back" value="${back}">`;
-  return html`<div class="decide"><form method="post" action="/orders/${order.id}/approve">${returnTo}
+  return html`<div class="decide"><form method="get" action="/orders/${order.id}/preview"><input type="hidden" name="back" value="${back}">
 <button type="submit">Approve<span class="visually-hidden"> order ${order.id}</span></button></form>
 <form method="post" action="/orders/${order.id}/reject" class="reject">${returnTo}
 <label for="reason-${order.id}" class="visually-hidden">Reason for rejecting order ${order.id} (optional)</label>

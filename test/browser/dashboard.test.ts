@@ -184,9 +184,18 @@ describe('the dashboard in a headless browser', function () {
     await page.getByLabel('Reason (optional)').fill('Reviewed the fills');
     await page.getByRole('button', { name: 'Release kill switch' }).click();
     await page.getByText('Kill switch released.').waitFor(WAIT);
-    const approved = await server.api.post(`/v1/orders/${orderId}/approve`, { token: botToken });
-    expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
+
+    // Approve opens the order's preview (its checks and numbers); the person confirms that preview.
+    await page.goto(`${dashboard}/orders/${orderId}`);
+    await page.getByRole('button', { name: `Approve order ${orderId}` }).click();
+    await page.getByRole('heading', { name: 'What approving would do' }).waitFor(WAIT);
+    expect(await page.getByRole('table', { name: /^Checks/ }).textContent()).to.include('Passed');
+    await audit('approve-preview');
+    await page.getByRole('button', { name: `Confirm approval of order ${orderId}` }).click();
+    await page.getByText(`Order ${orderId} approved and filled by the paper broker.`).waitFor(WAIT);
+    const approved = await server.api.get(`/v1/orders/${orderId}`, { token: botToken });
     expect(approved.body.status).to.equal('filled');
+    expect(approved.body.preview_id).to.match(/^prv_/);
 
     await page.getByRole('link', { name: 'Orders', exact: true }).click();
     expect(await page.getByRole('table', { name: /Orders \(newest first\)/ }).textContent()).to.include('filled');
@@ -200,7 +209,7 @@ describe('the dashboard in a headless browser', function () {
     expect(page.url()).to.equal(`${dashboard}/login`);
 
     // Everything came from the dashboard itself, and nothing broke.
-    expect(audited).to.have.length(9);
+    expect(audited).to.have.length(10);
     const foreign = requests.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== dashboard);
     expect(foreign, 'requests to another origin').to.deep.equal([]);
     expect(pageErrors, 'page errors').to.deep.equal([]);

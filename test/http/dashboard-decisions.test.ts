@@ -25,56 +25,66 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     return { visitor, account };
   }
   const noClientId = (html: string) => expect(html).to.not.match(/ias_client_/);
+  /** The previews a page's confirmation forms carry (test/http/dashboard-previews.test.ts tests the previews themselves). */
+  const previewIds = (html: string) => [...html.matchAll(/name="preview_id" value="([^"]+)"/g)].map((m) => m[1]!);
 
-  it('approves and rejects as the person, by name, through the same use case as the API; a blocked order shows each failed check in words', async () => {
-    const { visitor, account } = await person();
-    await createPolicy(server, account.token, { limits: { max_order_notional: 5000 } });
-    const [small, other, big] = await propose(server, account, [
-      { symbol: 'VTI', side: 'buy', quantity: '2' },
-      { symbol: 'BND', side: 'buy', quantity: '3' },
-      { symbol: 'VTI', side: 'buy', quantity: '100' },
-    ]);
+  /** Approves as the person does: Approve opens the order's preview, and they confirm it. */
+  async function approveAsShown(visitor: Visitor, orderId: string, back: string) {
+    const { html } = await visitor.page(`/orders/${orderId}/preview?back=${encodeURIComponent(back)}`);
+    const [previewId] = previewIds(html);
+    expect(previewId, 'the preview offers Confirm approval').to.be.a('string');
+    return visitor.submit(`/orders/${orderId}/approve`, { preview_id: previewId!, back });
+  }
 
-    const approved = await visitor.submit(`/orders/${small!.id}/approve`, { back: '/orders?status=proposed' });
-    expect(approved.status).to.equal(303);
-    expect(approved.headers.get('location')).to.equal(`/orders?status=proposed&done=filled&order=${small!.id}`);
-    const rejected = await visitor.submit(`/orders/${other!.id}/reject`, { reason: 'Not this week', back: 'https://evil.example/' });
-    expect(rejected.headers.get('location'), 'back only to a page of the dashboard').to.equal(
-      `/orders/${other!.id}?done=rejected&order=${other!.id}`,
-    );
+  it(
+    'approves (confirming its preview) and rejects as the person, by name, through the same use case as the API; ' +
+      'a blocked order shows each failed check in words',
+    async () => {
+      const { visitor, account } = await person();
+      await createPolicy(server, account.token, { limits: { max_order_notional: 5000 } });
+      const [small, other, big] = await propose(server, account, [
+        { symbol: 'VTI', side: 'buy', quantity: '2' },
+        { symbol: 'BND', side: 'buy', quantity: '3' },
+        { symbol: 'VTI', side: 'buy', quantity: '100' },
+      ]);
 
-    const filled = (await server.api.get(`/v1/orders/${small!.id}`, { token: account.token })).body;
-    expect(filled.status).to.equal('filled');
-    expect(filled.events.map((e: { actor: { kind: string; name: string } }) => e.actor)).to.deep.equal([
-      { kind: 'client', name: 'API client' },
-      { kind: 'person', name: 'Katherine Johnson' },
-      { kind: 'system', name: 'the service' },
-    ]);
-    const refused = (await server.api.get(`/v1/orders/${other!.id}`, { token: account.token })).body;
-    expect(refused.events.at(-1)).to.deep.include({
-      to: 'rejected',
-      client_id: 'dashboard',
-      actor: { kind: 'person', name: 'Katherine Johnson' },
-      reason: 'Not this week',
-    });
+      const approved = await approveAsShown(visitor, small!.id, '/orders?status=proposed');
+      expect(approved.status).to.equal(303);
+      expect(approved.headers.get('location')).to.equal(`/orders?status=proposed&done=filled&order=${small!.id}`);
+      const rejected = await visitor.submit(`/orders/${other!.id}/reject`, { reason: 'Not this week', back: 'https://evil.example/' });
+      expect(rejected.headers.get('location'), 'back only to a page of the dashboard').to.equal(
+        `/orders/${other!.id}?done=rejected&order=${other!.id}`,
+      );
 
-    const blocked = await visitor.submit(`/orders/${big!.id}/approve`, {});
-    expect(blocked.status).to.equal(422);
-    const page = await blocked.text();
-    expect(page).to.include('Why it was blocked').and.include('Order larger than your policy allows');
-    expect((await server.api.get(`/v1/orders/${big!.id}`, { token: account.token })).body.failed_checks[0].check).to.equal(
-      'policy.max_order_notional',
-    );
+      const filled = (await server.api.get(`/v1/orders/${small!.id}`, { token: account.token })).body;
+      expect(filled.status).to.equal('filled');
+      expect(filled.events.map((e: { actor: { kind: string; name: string } }) => e.actor)).to.deep.equal([
+        { kind: 'client', name: 'API client' },
+        { kind: 'person', name: 'Katherine Johnson' },
+        { kind: 'system', name: 'the service' },
+      ]);
+      const refused = (await server.api.get(`/v1/orders/${other!.id}`, { token: account.token })).body;
+      expect(refused.events.at(-1)).to.deep.include({
+        to: 'rejected',
+        client_id: 'dashboard',
+        actor: { kind: 'person', name: 'Katherine Johnson' },
+        reason: 'Not this week',
+      });
 
-    const list = await visitor.page('/orders');
-    expect(list.html).to.include('Katherine Johnson').and.include('API client (API client)');
-    noClientId(list.html);
-    const order = await visitor.page(`/orders/${small!.id}`);
-    expect(order.html).to.include('What happened').and.include('Katherine Johnson');
-    noClientId(order.html);
-    const filtered = await visitor.page('/orders?status=blocked');
-    expect(filtered.html).to.include(big!.id).and.not.include(small!.id);
-  });
+      expect((await server.api.post(`/v1/orders/${big!.id}/approve`, { token: account.token })).status).to.equal(422);
+      const page = (await visitor.page(`/orders/${big!.id}`)).html;
+      expect(page).to.include('Why it was blocked').and.include('Order larger than your policy allows');
+
+      const list = await visitor.page('/orders');
+      expect(list.html).to.include('Katherine Johnson').and.include('API client (API client)');
+      noClientId(list.html);
+      const order = await visitor.page(`/orders/${small!.id}`);
+      expect(order.html).to.include('What happened').and.include('Katherine Johnson');
+      noClientId(order.html);
+      const filtered = await visitor.page('/orders?status=blocked');
+      expect(filtered.html).to.include(big!.id).and.not.include(small!.id);
+    },
+  );
 
   it('pages orders 20 at a time, newest first', async () => {
     const { visitor, account } = await person();
@@ -91,14 +101,24 @@ describe('the dashboard: decisions, policy signing, the kill switch banner, cont
     expect(second.html).to.include(orders[0]!.id).and.not.include(orders[22]!.id);
   });
 
-  it('approves or rejects every proposed order of an idea at once', async () => {
+  it('approves (confirming their previews) or rejects every proposed order of an idea at once', async () => {
     const { visitor, account } = await person();
     await createPolicy(server, account.token);
     const generated = await server.api.post('/v1/ideas/generate', { token: account.token, json: { mode: 'invest_cash', market: 'US' } });
     const idea = generated.body.ideas[0];
-    const done = await visitor.submit(`/ideas/${idea.id}/approve-all`, {});
+    const unseen = await visitor.submit(`/ideas/${idea.id}/approve-all`, {});
+    expect([unseen.status, unseen.headers.get('location')], 'the previews come first').to.deep.equal([303, `/ideas/${idea.id}/preview`]);
+    const previews = (await visitor.page(`/ideas/${idea.id}/preview`)).html;
+    const form = [...previews.matchAll(/name="order_id" value="([^"]+)"><input type="hidden" name="preview_id" value="([^"]+)"/g)];
+    expect(form.map((m) => m[1])).to.deep.equal(idea.orders.map((o: { id: string }) => o.id));
+    const done = await visitor.submit(`/ideas/${idea.id}/approve-all`, {
+      order_id: form.map((m) => m[1]!),
+      preview_id: form.map((m) => m[2]!),
+    });
     expect(done.status).to.equal(303);
     expect(done.headers.get('location')).to.equal(`/ideas/${idea.id}?filled=${idea.orders.length}`);
+    for (const [, orderId, previewId] of form)
+      expect((await server.api.get(`/v1/orders/${orderId}`, { token: account.token })).body.preview_id).to.equal(previewId);
     const page = await visitor.page(done.headers.get('location')!);
     expect(page.html).to.include(`Done: ${idea.orders.length} filled.`);
     noClientId(page.html);

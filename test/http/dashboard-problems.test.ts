@@ -112,8 +112,8 @@ describe('the dashboard’s forms through the pipeline: the service’s rules, t
     await createPolicy(server, account.token);
     const [order] = await propose(server, account, [{ symbol: 'VTI', side: 'buy', quantity: '1' }]);
     prices.failing = true;
-    for (const path of [`/orders/${order!.id}/approve`, `/ideas/${order!.idea_id}/approve-all`]) {
-      const failed = await visitor.submit(path, {});
+    for (const path of [`/orders/${order!.id}/preview`, `/ideas/${order!.idea_id}/preview`]) {
+      const failed = await visitor.fetch(path);
       expect(failed.status, path).to.equal(500);
       const page = await failed.text();
       expect(page, path).to.include('<title>Something went wrong').and.include('An unexpected error occurred; it has been logged.');

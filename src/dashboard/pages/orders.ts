@@ -6,8 +6,9 @@ import { html, type Html } from '../html.js';
 import { page, type PageOptions } from '../layout.js';
 import { brokerLine, decider, decisionForms, eventsTable, executed, ordersTable, proposer, statusBadge } from '../orders-view.js';
 import { callsOf } from '../channel.js';
-import { decide, reasonOf } from '../decisions.js';
+import { decide, preview, previewIdOf, reasonOf } from '../decisions.js';
 import { must } from '../present.js';
+import { previewDetails, previewForms, previewPath, staleNote } from '../preview-view.js';
 import { seeOther, sendPage } from '../respond.js';
 import { visitorOf } from '../visitor.js';
 import { requireSession } from './auth.js';
@@ -16,9 +17,9 @@ type OrderStatus = components['schemas']['OrderStatus'];
 const STATUSES: OrderStatus[] = ['proposed', 'submitted', 'partially_filled', 'filled', 'blocked', 'rejected', 'cancelled', 'expired'];
 const PAGE_SIZE = 20;
 
-/** Where a decision form sends the browser back to: a path of this dashboard, never another site. */
+/** Where a decision form (or the address of a preview) sends the browser back to: a path of this dashboard, never another site. */
 export function backTo(req: Request, fallback: string): string {
-  const back = (req.body as { back?: unknown } | undefined)?.back;
+  const back = (req.body as { back?: unknown } | undefined)?.back ?? req.query.back;
   return typeof back === 'string' && /^\/(?![/\\])[\w\-/?=&.%]*$/.test(back) ? back : fallback;
 }
 
@@ -37,7 +38,10 @@ export function decisionNotice(req: Request): string | null {
 const withNotice = (back: string, done: string, order: string) =>
   `${back}${back.includes('?') ? '&' : '?'}done=${done}&order=${encodeURIComponent(order)}`;
 
-/** The account's orders: filters by status, pages, each proposed one with Approve and Reject; one page per order with its events. */
+/**
+ * The account's orders: filters by status, pages, each proposed one with Approve (its preview first, then the person
+ * confirms it) and Reject; one page per order with its events.
+ */
 export function orderRoutes(_context: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
@@ -118,7 +122,8 @@ export function orderRoutes(_context: DashboardContext): Router {
     const decide =
       order.status === 'proposed'
         ? html`<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2>
-<p>Approving runs the kill switch, your policy and the risk gate against a fresh price, then the paper broker fills it.</p>
+<p>Approve shows you first what approving would do: every check it runs (the kill switch, your policy, the risk gate)
+at a fresh price, the cash and weight after. You then confirm that preview.</p>
 ${decisionForms(visitor, order, `/orders/${order.id}`)}</section>`
         : '';
     show(res, status, {
@@ -134,13 +139,49 @@ ${decisionForms(visitor, order, `/orders/${order.id}`)}</section>`
     orderPage(res, 200, req.params.id, { notice: decisionNotice(req) }),
   );
 
-  for (const decision of ['approve', 'reject'] as const) {
-    router.post(`/orders/:id/${decision}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      const id = req.params.id;
-      const done = await decide(callsOf(res), decision, id, reasonOf(req));
-      if (!done.ok) return orderPage(res, done.status, id, { error: done.error });
-      seeOther(res, withNotice(backTo(req, `/orders/${id}`), done.value.status, done.value.id));
+  /**
+   * A fresh preview of approving the order (stored, so the approval can be bound to it; nothing about the order
+   * changes), with Confirm approval when every check passes; `note` says why an earlier one was refused.
+   */
+  async function previewPage(res: Response, status: number, id: string, back: string, note: string | null = null) {
+    const calls = callsOf(res);
+    const made = await preview(calls, id);
+    if (!made.ok) return orderPage(res, made.status, id, { error: made.error });
+    const order = must(await calls.operation('getOrder', { path: { id } }, { '/path/id': 'order' }));
+    show(res, status, {
+      title: `Approve order ${id}?`,
+      error: note === null ? null : { detail: note },
+      body: html`<section aria-labelledby="preview-heading"><h2 id="preview-heading">What approving would do</h2>
+${previewDetails(made.value, order)}</section>
+<section aria-labelledby="decide-heading"><h2 id="decide-heading">Your decision</h2>${previewForms(visitorOf(res), made.value, back)}</section>`,
     });
   }
+
+  router.get('/orders/:id/preview', requireSession, (req: Request<{ id: string }>, res: Response) =>
+    previewPage(res, 200, req.params.id, backTo(req, `/orders/${req.params.id}`)),
+  );
+
+  /**
+   * Confirms the preview the form carries: approved, the browser goes back with what happened; a stale preview (409
+   * `preview-stale`, the order still proposed) is replaced by a fresh one with a note saying what changed. A form
+   * without a preview opens one: nothing is approved unseen.
+   */
+  router.post('/orders/:id/approve', requireSession, async (req: Request<{ id: string }>, res: Response) => {
+    const id = req.params.id;
+    const back = backTo(req, `/orders/${id}`);
+    const previewId = previewIdOf(req);
+    if (previewId === undefined) return seeOther(res, previewPath(id, back));
+    const done = await decide(callsOf(res), id, { decision: 'approve', previewId });
+    if (done.ok) return seeOther(res, withNotice(back, done.value.status, done.value.id));
+    if (done.slug === 'preview-stale') return previewPage(res, done.status, id, back, staleNote(done.error.detail));
+    return orderPage(res, done.status, id, { error: done.error });
+  });
+
+  router.post('/orders/:id/reject', requireSession, async (req: Request<{ id: string }>, res: Response) => {
+    const id = req.params.id;
+    const done = await decide(callsOf(res), id, { decision: 'reject', reason: reasonOf(req) });
+    if (!done.ok) return orderPage(res, done.status, id, { error: done.error });
+    seeOther(res, withNotice(backTo(req, `/orders/${id}`), done.value.status, done.value.id));
+  });
   return router;
 }
