@@ -176,6 +176,8 @@ describe('a person runs their money in the dashboard (issue 23, in a browser)', 
     await row(approveMe!.id)
       .getByRole('button', { name: /^Approve/ })
       .click();
+    // Approve shows what approving would do; the person confirms that preview and is back on the list.
+    await page.getByRole('button', { name: `Confirm approval of order ${approveMe!.id}` }).click();
     await page.getByText(`Order ${approveMe!.id} approved and filled`).waitFor(WAIT);
     await row(rejectMe!.id)
       .getByLabel(/Reason for rejecting/)
