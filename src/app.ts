@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { handlers, successShapes } from '../handlers/index.js';
@@ -7,6 +7,7 @@ import { graphqlHandler } from './graphql/http.js';
 import { createApiMiddleware, isTokenEndpoint } from './http/api.js';
 import type { ApiRequestState } from './http/request-state.js';
 import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
+import { closeUnreadBodies, readBodyLimited } from './http/body-limit.js';
 import { docsRouter } from './http/docs.js';
 import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
 import { requestLog } from './http/request-log.js';
@@ -36,10 +37,12 @@ export async function createApp(
   app.set('query parser', 'simple');
 
   app.use(requestLog(logger));
+  app.use(closeUnreadBodies(config.bodyLimitBytes));
   const api = await createApiMiddleware(document, services, pipeline, handlers, successShapes, config.baseUrl, config.bodyLimitBytes);
-  // /v1 bodies are read by the REST adapter after the bearer token is checked (no token and a huge or unreadable
-  // body is 401, not 413 or 415); everything else here reads its body first.
-  app.use((req, res, next) => (req.path.startsWith('/v1/') ? next() : api.rawBody(req, res, next)));
+  // /v1, /graphql and /mcp read their bodies after the bearer token is checked (no token and a huge or unreadable body
+  // is 401, not 413 or 415); everything else here reads its body first. None reads past BODY_LIMIT_BYTES.
+  const readsLater = (path: string) => path.startsWith('/v1/') || path === '/graphql' || path === MCP_PATH;
+  app.use((req, res, next) => (readsLater(req.path) ? next() : api.rawBody(req, res, next)));
   services.meta.watchRateLimitStore(stores);
   app.use(rateLimits(config, stores, () => api.routes));
   // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
@@ -48,15 +51,20 @@ export async function createApp(
   const mcp = new McpCatalogue(document, config.baseUrl, pipeline);
   app.use(docsRouter(config.baseUrl, dashboardUrl));
   app.get('/docs/mcp', mcpDocsPage(mcp));
-  app.all(MCP_PATH, mcpHandler(services, mcp, config.mcpAllowedOrigins));
-  app.all('/graphql', graphqlHandler(services, pipeline, config.baseUrl));
+  const readBody = (req: Request, res: Response) => readBodyLimited(req, res, config.bodyLimitBytes);
+  app.all(MCP_PATH, mcpHandler(services, mcp, config.mcpAllowedOrigins, readBody));
+  app.all('/graphql', graphqlHandler(services, pipeline, config.baseUrl, readBody));
   app.use(api);
 
   const bodyErrors: ErrorRequestHandler = (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
     // The router's own refusal of a path parameter it cannot percent-decode (`/problems/%ff`) is about the path.
     const badPath = error instanceof URIError;
-    const problem = badPath ? new ProblemError('malformed-request', MALFORMED_PATH) : bodyReadProblem(error, config.bodyLimitBytes);
+    const problem = badPath
+      ? new ProblemError('malformed-request', MALFORMED_PATH)
+      : error instanceof ProblemError
+        ? error
+        : bodyReadProblem(error, config.bodyLimitBytes);
     const state = (res.locals as { api: ApiRequestState }).api;
     state.log.warn({ type }, badPath ? 'request path refused' : 'request body refused');
     if (!badPath && isTokenEndpoint(api.routes, req.path)) {

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { closeUnreadBodies } from '../http/body-limit.js';
 import { requestLog } from '../http/request-log.js';
 import type { ApiRequestState } from '../http/request-state.js';
 import { classifyError } from '../application/failures.js';
 import type { Pipeline } from '../application/pipeline.js';
 import { statusOf } from '../application/problems.js';
+import { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
 import { callsOf, DashboardChannel } from './channel.js';
 import type { DashboardContext } from './context.js';
@@ -24,7 +26,11 @@ import { safetyRoutes } from './pages/safety.js';
 import { webhookRoutes } from './pages/webhooks.js';
 import { must, pageHeaders, PageFailure } from './present.js';
 import { sendPage } from './respond.js';
+import { readForms } from './forms.js';
 import { cookieNames, loadVisitor, visitorOf, type Visitor } from './visitor.js';
+
+/** The refusals of a form itself (forms.ts): the visitor's to fix, shown as such. */
+const FORM_REFUSALS = ['payload-too-large', 'unsupported-media-type', 'malformed-request'];
 
 /** No inline script or style, nothing from elsewhere, no framing, forms post only here. */
 const CSP = [
@@ -139,7 +145,8 @@ export function createDashboardApp({ config, services, pipeline, logger, apiUrl 
     if (!found) return next();
     res.set({ 'Content-Type': `${found[0]}; charset=utf-8`, 'Cache-Control': 'no-cache' }).send(found[1]);
   });
-  app.use(express.urlencoded({ extended: false, limit: config.bodyLimitBytes, parameterLimit: 100 }));
+  app.use(closeUnreadBodies(config.bodyLimitBytes));
+  app.use(readForms(config.bodyLimitBytes));
   app.use(loadVisitor(services, channel, context.cookies, () => `${apiUrl()}/docs`));
 
   // The page's solver fetches its challenge here (same origin: the CSP allows no other).
@@ -188,8 +195,8 @@ export function createDashboardApp({ config, services, pipeline, logger, apiUrl 
     ),
   );
   const failed: ErrorRequestHandler = (error, _req, res, _next) => {
-    // body-parser's own refusals (a form too large or unreadable) are the visitor's, not ours.
-    const parserStatus = (error as { type?: string; status?: number }).type ? (error as { status?: number }).status : undefined;
+    // A form too large or unreadable (forms.ts) is the visitor's, not ours.
+    const parserStatus = error instanceof ProblemError && FORM_REFUSALS.includes(error.slug) ? statusOf(error.slug) : undefined;
     if (parserStatus && parserStatus >= 400 && parserStatus < 500) {
       sendPage(
         res,

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import type { Pipeline } from '../application/pipeline.js';
@@ -94,7 +94,12 @@ function emptyRefusal(req: Request, status: number, headers: Record<string, stri
  * which of them would the key's replay answer?); the key's own refusals (in use, reused) answer the request, and a
  * replay carries `Idempotent-Replayed: true`, as over REST.
  */
-export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: string): RequestHandler {
+export function graphqlHandler(
+  services: Services,
+  pipeline: Pipeline,
+  baseUrl: string,
+  readBody: (req: Request, res: Response) => Promise<Buffer | undefined>,
+): RequestHandler {
   const schema = createGraphQLSchema();
   const handle = createHandler<Request, GraphQLContext, GraphQLContext>({
     schema,
@@ -112,7 +117,8 @@ export function graphqlHandler(services: Services, pipeline: Pipeline, baseUrl: 
       const principal = await services.tokens.authenticate(req.headers.authorization);
       if (!principal) throw new AuthorizationError('missing', 'GraphQL requires a bearer access token.');
       const { ip, userAgent } = state.requestInfo;
-      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      // Read once the token is known (a huge body without one is 401, as over REST), within the limit.
+      const body = (await readBody(req, res))?.toString('utf8') ?? '';
       const key = req.headers['idempotency-key'];
       const mutations = typeof key === 'string' && req.method === 'POST' ? mutationFields(body) : undefined;
       if (mutations !== undefined && mutations > 1) {

@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { checkAnonymous } from '../application/people.js';
 import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
@@ -7,7 +7,8 @@ import type { ContractOperation } from '../contract/operations.js';
 import { OAuthError, ProblemError } from '../problems.js';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
-import { bodyReadProblem, MALFORMED_PATH, parseBody } from './body.js';
+import { MALFORMED_PATH, parseBody } from './body.js';
+import { readBodyLimited } from './body-limit.js';
 import { errorToReply, problemToReply } from './errors.js';
 import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
@@ -36,17 +37,12 @@ export async function createApiMiddleware(
   baseUrl: string,
   bodyLimitBytes = 100 * 1024,
 ): Promise<RequestHandler & { routes: RouteTable; rawBody: RequestHandler }> {
-  // The body parser for the paths this channel reads itself (/v1, after the bearer token): app.ts skips them.
-  const rawBody = express.raw({ type: () => true, limit: bodyLimitBytes });
-  const readBody = (req: Request, res: Response): Promise<Buffer | undefined> =>
-    Buffer.isBuffer(req.body)
-      ? Promise.resolve(req.body)
-      : new Promise((resolve, reject) =>
-          rawBody(req, res, (error?: unknown) => {
-            if (!error) return resolve(Buffer.isBuffer(req.body) ? req.body : undefined);
-            reject(bodyReadProblem(error, bodyLimitBytes));
-          }),
-        );
+  // The body of the paths this channel reads itself (/v1, after the bearer token; app.ts leaves them unread), and of
+  // every other path, read first by app.ts (`rawBody`): within the limit, never beyond it (body-limit.ts).
+  const readBody = (req: Request, res: Response): Promise<Buffer | undefined> => readBodyLimited(req, res, bodyLimitBytes);
+  const rawBody: RequestHandler = (req, res, next) => {
+    readBodyLimited(req, res, bodyLimitBytes).then(() => next(), next);
+  };
   const backend = new OpenAPIBackend({ definition: structuredClone(document), quick: true, validate: false, ignoreTrailingSlashes: false });
   await backend.init();
   const routes = new RouteTable(backend.router.getOperations());

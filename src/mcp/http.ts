@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authorize, AuthorizationError } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
@@ -63,6 +63,7 @@ async function admit(
   services: Services,
   catalogue: McpCatalogue,
   state: ApiRequestState,
+  body: () => Promise<Buffer | undefined>,
 ): Promise<{ caller: McpCaller; message: unknown }> {
   if (req.method !== 'POST') {
     const detail = `${req.method} is not allowed here; the MCP server is stateless and answers POST only.`;
@@ -75,7 +76,8 @@ async function admit(
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     throw new ProblemError('not-acceptable', 'MCP clients must accept both application/json and text/event-stream (Streamable HTTP).');
   }
-  const message = parseBody(req.body as Buffer | undefined, req.headers['content-type'], JSON_BODY);
+  // Read once the token and the media types are known, within the limit.
+  const message = parseBody(await body(), req.headers['content-type'], JSON_BODY);
   if (message === undefined) throw new ProblemError('malformed-request', 'The request body must be a JSON-RPC message.');
   if (Array.isArray(message)) throw new BatchRefused();
   const { ip, userAgent } = state.requestInfo;
@@ -96,7 +98,12 @@ async function admit(
  * `/mcp`: Model Context Protocol over stateless Streamable HTTP, a new server and transport per request. The
  * Origin (and, on localhost, Host) check comes first: a refused page costs no token verification.
  */
-export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedOrigins: readonly string[]): RequestHandler {
+export function mcpHandler(
+  services: Services,
+  catalogue: McpCatalogue,
+  allowedOrigins: readonly string[],
+  readBody: (req: Request, res: Response) => Promise<Buffer | undefined>,
+): RequestHandler {
   const checkOrigin = originGuard(catalogue.baseUrl, allowedOrigins);
   return async (req, res) => {
     const state = (res.locals as { api: ApiRequestState }).api;
@@ -104,7 +111,7 @@ export function mcpHandler(services: Services, catalogue: McpCatalogue, allowedO
     try {
       const refused = checkOrigin(req.headers);
       if (refused) throw refused;
-      admitted = await admit(req, services, catalogue, state);
+      admitted = await admit(req, services, catalogue, state, () => readBody(req, res));
     } catch (error) {
       sendReply(res, error instanceof BatchRefused ? BATCH_REFUSED : errorToReply(error, catalogue.baseUrl, state.log));
       return;
