@@ -4095,6 +4095,26 @@ export interface components {
          * @example Basic realm="ias"
          */
         WWWAuthenticateBasic: string;
+        /**
+         * @description Remaining quota of each policy of `RateLimit-Policy`, in the same order
+         *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`route`) or calls of this operation by the
+         *     account (`ideas`, `policies`, `reports`: this one counted) remain in the current window, which
+         *     resets in `t` seconds.
+         * @example "route"; r=299; t=60, "ideas"; r=29; t=60
+         */
+        AccountRateLimit: string;
+        /**
+         * @description The policies of an operation an account may call only so often (draft-ietf-httpapi-ratelimit-headers-08),
+         *     a list: `"route"`, `q` requests per window of `w` seconds per client IP and route; and the account's
+         *     own quota — `"ideas"` (idea generations, `ACCOUNT_IDEAS_PER_MINUTE`, 30 by default), `"policies"`
+         *     (policy versions, `ACCOUNT_POLICIES_PER_MINUTE`, 10) or `"reports"` (daily report generations,
+         *     `ACCOUNT_REPORTS_PER_MINUTE`, 30) — per window of `w` seconds per account, whatever client, address,
+         *     interface (REST, GraphQL, MCP, the dashboard) or instance calls it (absent while the shared counters
+         *     cannot answer). Past it: 429 `quota-exceeded` naming the policy, with `Retry-After`. `pk` is each
+         *     policy's partition key.
+         * @example "route"; q=300; w=60; pk=:ZTVhYjM0ZjFkMjhl:, "ideas"; q=30; w=60; pk=:YWNjdF8wMW0:
+         */
+        AccountRateLimitPolicy: string;
     };
     pathItems: never;
 }
@@ -4285,6 +4305,8 @@ export type HeaderLocation = components['headers']['Location'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderWwwAuthenticateBearer = components['headers']['WWWAuthenticateBearer'];
 export type HeaderWwwAuthenticateBasic = components['headers']['WWWAuthenticateBasic'];
+export type HeaderAccountRateLimit = components['headers']['AccountRateLimit'];
+export type HeaderAccountRateLimitPolicy = components['headers']['AccountRateLimitPolicy'];
 export type $defs = Record<string, never>;
 export interface operations {
     issueToken: {
@@ -4852,8 +4874,8 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["AccountRateLimit"];
+                    "RateLimit-Policy": components["headers"]["AccountRateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5097,8 +5119,8 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["AccountRateLimit"];
+                    "RateLimit-Policy": components["headers"]["AccountRateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,8 +5662,8 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["AccountRateLimit"];
+                    "RateLimit-Policy": components["headers"]["AccountRateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -79,6 +79,7 @@ export interface Config {
   paperStartingCash: string;
   /** How long an approval may be bound to a preview of it (POST /v1/orders/{id}/preview). */
   orderPreviewTtlSeconds: number;
+  accountQuotas: QuotaLimits;
   assistant: AssistantConfig | undefined;
   /** Origins besides BASE_URL's whose pages may call /mcp from a browser (serialised origins, `https://app.example`). */
   mcpAllowedOrigins: string[];
@@ -87,6 +88,16 @@ export interface Config {
   webhooks: WebhooksConfig;
   brokers: BrokersConfig;
 }
+
+/** The quotas per account a minute (src/services/quotas.ts): policy name, what it counts, its setting and default. */
+export const ACCOUNT_QUOTAS = {
+  ideas: { what: 'idea generations', env: 'ACCOUNT_IDEAS_PER_MINUTE', fallback: 30 },
+  policies: { what: 'policy versions', env: 'ACCOUNT_POLICIES_PER_MINUTE', fallback: 10 },
+  reports: { what: 'daily report generations', env: 'ACCOUNT_REPORTS_PER_MINUTE', fallback: 30 },
+  'webhook-tests': { what: 'webhook test sends', env: 'ACCOUNT_WEBHOOK_TESTS_PER_MINUTE', fallback: 10 },
+} as const;
+export type QuotaName = keyof typeof ACCOUNT_QUOTAS;
+export type QuotaLimits = Record<QuotaName, number>;
 
 export interface WebhooksConfig {
   /** Delays before each retry after the first attempt (which is immediate). */
@@ -257,6 +268,9 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     cpuBudgetMsPerMinute: integer(env, 'CPU_BUDGET_MS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
     orderPreviewTtlSeconds: integer(env, 'ORDER_PREVIEW_TTL_SECONDS', 120, 1, 3600),
+    accountQuotas: Object.fromEntries(
+      Object.entries(ACCOUNT_QUOTAS).map(([name, quota]) => [name, integer(env, quota.env, quota.fallback, 1, 1_000_000)]),
+    ) as QuotaLimits,
     mcpAllowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 30, 3650),
     webhooks: {

@@ -31,7 +31,13 @@ describe('the service process on PostgreSQL', () => {
   after(() => database?.drop());
 
   it('drains under load on SIGTERM: accepted requests complete, every acknowledged write is stored, and it exits without the timeout', async () => {
-    const service = await startServiceProcess({ DATABASE_URL: database.url!, SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'info' });
+    // The load is policy versions of one account, well past its quota a minute (ACCOUNT_POLICIES_PER_MINUTE): raised here.
+    const service = await startServiceProcess({
+      DATABASE_URL: database.url!,
+      SHUTDOWN_TIMEOUT_MS: '20000',
+      LOG_LEVEL: 'info',
+      ACCOUNT_POLICIES_PER_MINUTE: '1000000',
+    });
     let log = service.output;
     service.child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {

@@ -42,7 +42,10 @@ export const dashboardActions = {
   webhookDeliveries: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.deliveries(own(actor), id)),
   rotateWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.rotate(own(actor), id)),
   removeWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.remove(own(actor), id)),
-  testWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.sendTest(own(actor), id)),
+  testWebhook: as('manageWebhooks', async (s, actor, { id }: Id) => {
+    await s.quotas.take('webhook-tests', actor.accountId);
+    return s.webhooks.sendTest(own(actor), id);
+  }),
   enableWebhook: as('manageWebhooks', (s, actor, { id, enabled }: Id & { enabled: boolean }) =>
     s.webhooks.setEnabled(own(actor), id, enabled),
   ),

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { checkAccountLimit } from './account-limits.js';
 import type { Kysely } from 'kysely';
 import type { ApiClient, Database } from '../../db/schema.js';
 import type { Actor } from '../auth/authorize.js';
@@ -127,6 +128,13 @@ export class ClientService implements ClientStatusSource {
       if (error instanceof ClientInputError) throw invalidField('scopes', error.message);
       throw error;
     }
+    const held = await this.db
+      .selectFrom('api_clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', actor.accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    checkAccountLimit('apiClients', Number(held.n));
     return this.insert(actor.accountId, scopes, name);
   }
 

@@ -8,6 +8,7 @@ import { SecretHasher } from '../auth/secrets.js';
 import { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../clock.js';
 import { CPU_POLICY, CPU_WINDOW_MS, CpuBudget } from '../compute/cpu-budget.js';
+import { AccountQuotas, QUOTA_WINDOW_MS, type QuotaName } from './quotas.js';
 import { ComputePool } from '../compute/pool.js';
 import { loadDocument } from '../document.js';
 import { MemoryWindowCounter, type WindowCounter } from '../counters/window-counters.js';
@@ -49,6 +50,8 @@ import { ChecklistMarks } from './checklist-marks.js';
  */
 export interface Services {
   goals: GoalService;
+  /** What one account may do a minute (idea generations, policy versions, …), over every client and instance. */
+  quotas: AccountQuotas;
   policies: PolicyService;
   portfolio: PortfolioService;
   brokers: BrokerService;
@@ -141,6 +144,10 @@ export async function createServices(
     deadlineMs: config.requestTimeoutMs,
   });
   const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
+  const quotaCounters = new Map(
+    (Object.keys(config.accountQuotas) as QuotaName[]).map((name) => [name, counters.counter(`account-${name}`, QUOTA_WINDOW_MS)]),
+  );
+  const quotas = new AccountQuotas((name) => quotaCounters.get(name)!, config.accountQuotas);
   const webhooks = new WebhookEndpoints(db.kysely, clock, config.webhooks.allowPrivateNetworks);
   // One per process: it keeps each connected account's port between requests.
   const brokerConnections = new BrokerConnections(db.kysely, clock, config.brokers, overrides.brokerFactory ?? realBrokers);
@@ -158,6 +165,7 @@ export async function createServices(
     const ctx: ServiceContext = { store, clock, prices, brokers, config };
     return {
       goals: new GoalService(compute, budget),
+      quotas,
       policies: new PolicyService(ctx),
       portfolio: new PortfolioService(ctx),
       brokers: new BrokerService(brokerConnections),

@@ -49,6 +49,11 @@ export async function startFuzzTarget(main: string): Promise<FuzzTarget> {
       TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
       // As the limits: the CPU budget has its own tests, and one client sends every generated feasibility request.
       CPU_BUDGET_MS_PER_MINUTE: '1000000',
+      // And the quotas per account: one account takes every generated call (test/http/account-quotas.test.ts tests them).
+      ACCOUNT_IDEAS_PER_MINUTE: '1000000',
+      ACCOUNT_POLICIES_PER_MINUTE: '1000000',
+      ACCOUNT_REPORTS_PER_MINUTE: '1000000',
+      ACCOUNT_WEBHOOK_TESTS_PER_MINUTE: '1000000',
     },
     undefined,
     main,

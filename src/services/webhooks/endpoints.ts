@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import type { WebhookEndpointsTable } from '../../../db/tables/events.js';
+import { checkAccountLimit } from '../account-limits.js';
 import { normalizeEmail } from '../../auth/passwords.js';
 import type { Clock } from '../../clock.js';
 import { newId } from '../../ids.js';
@@ -96,6 +97,12 @@ export class WebhookEndpoints {
     const unknown = types.filter((t) => !isEventType(t));
     if (unknown.length > 0)
       throw invalidField('event_types', `has unknown types ${unknown.join(', ')}; the types are ${EVENT_TYPES.join(', ')}`);
+    const held = await this.db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    checkAccountLimit('webhookEndpoints', Number(held.n));
     const now = this.clock.now();
     const secret = newSigningSecret();
     const row = await this.db
