@@ -57,7 +57,9 @@ describe('quotas per account', () => {
     expect(past.status).to.equal(429);
     quotaExceeded(past.body, 'ideas');
     expect(Number(past.headers.get('retry-after'))).to.be.within(1, 60);
-    expect(past.body.detail).to.include('3 idea generations of this minute');
+    expect(past.body.detail).to.equal(
+      'This account has made its 3 idea generations of this minute (from every client and interface); retry after Retry-After seconds.',
+    );
     // Another account is not touched.
     await createPolicy(server, other);
     expect((await server.api.post('/v1/ideas/generate', { token: other, json: ideas })).status).to.equal(201);
@@ -106,6 +108,11 @@ describe('quotas per account', () => {
     const seventeenth = await endpoint();
     expect(seventeenth.status).to.equal(409);
     expect(await seventeenth.text()).to.include('This account has its 16 webhook endpoints');
+    // As the operator's CLI meets it: the problem names the limit.
+    const refused = await server.services.webhooks
+      .create(account.accountId, { url: 'http://127.0.0.1:9/hook', eventTypes: ['order.filled'] })
+      .catch((error: { slug: string; extensions: unknown }) => [error.slug, error.extensions]);
+    expect(refused).to.deep.equal(['limit-reached', { limit: 16 }]);
     const [first] = await server.services.webhooks.list({ accountId: account.accountId });
     await server.services.webhooks.remove('operator', first!.id);
     expect((await endpoint()).status).to.be.within(200, 303);
