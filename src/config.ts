@@ -108,6 +108,9 @@ export interface WebhooksConfig {
   pollMs: number;
   /** Attempts in flight at once per instance. */
   concurrency: number;
+  /** Attempts in flight at once per endpoint, and per account, over every instance: a slow tenant takes no more. */
+  perEndpoint: number;
+  perAccount: number;
   /** Whether this instance delivers at all (an instance that does not leaves it to the others on the database). */
   deliver: boolean;
   /**
@@ -278,6 +281,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 200, 10, 60_000),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      perEndpoint: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 1000),
+      perAccount: integer(env, 'WEBHOOK_ACCOUNT_CONCURRENCY', 8, 1, 1000),
       deliver: flag(env, 'WEBHOOK_DELIVERY', true),
       thread: flag(env, 'WEBHOOK_THREAD', true),
     },

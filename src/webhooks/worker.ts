@@ -13,6 +13,9 @@ export interface WebhookWorkerOptions {
   pollMs: number;
   /** Attempts in flight at once on this instance. */
   concurrency: number;
+  /** Attempts in flight at once per endpoint and per account, over every instance (queue.ts `claim`). */
+  perEndpoint: number;
+  perAccount: number;
   /** Events older than this are deleted (with their deliveries). */
   retentionMs: number;
   allowPrivateNetworks: boolean;
@@ -98,12 +101,11 @@ export class WebhookWorker {
       // The results that came in since the last turn, in one transaction.
       await this.flush();
       const now = this.clock.now();
-      let free = this.options.concurrency - this.inFlight.size;
-      // New deliveries come back claimed from the fan-out, up to the free places; retries due and deliveries another
-      // instance fanned out are claimed next.
-      const dispatched = await dispatch(this.db, now, free, DISPATCH_BATCH);
-      free -= dispatched.claimed.length;
-      const claimed = [...dispatched.claimed, ...(await claim(this.db, now, free))];
+      const free = this.options.concurrency - this.inFlight.size;
+      // The fan-out writes new deliveries; the claim takes due ones, fairly: no endpoint and no account beyond its
+      // share of attempts in flight, the accounts taking turns (one tenant's slow endpoints never fill every place).
+      const dispatched = await dispatch(this.db, now, 0, DISPATCH_BATCH);
+      const claimed = await claim(this.db, now, free, { perEndpoint: this.options.perEndpoint, perAccount: this.options.perAccount });
       for (const delivery of claimed) {
         this.attempt(delivery);
         // Requests waiting on this process go first between two sends: a batch never holds them up as a block.
@@ -116,7 +118,7 @@ export class WebhookWorker {
       busy =
         dispatched.deliveries > 0 ||
         dispatched.events >= DISPATCH_BATCH ||
-        (free > 0 && claimed.length - dispatched.claimed.length === free) ||
+        (free > 0 && claimed.length === free) ||
         this.outcomes.length > 0;
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();

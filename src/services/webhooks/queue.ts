@@ -98,18 +98,49 @@ export interface Claimed {
   data: string;
 }
 
+/** How many attempts may be in flight at once per endpoint and per account (WEBHOOK_ENDPOINT_/ACCOUNT_CONCURRENCY). */
+export interface Shares {
+  perEndpoint: number;
+  perAccount: number;
+}
+
 /**
  * Takes up to `limit` due deliveries of enabled endpoints for one attempt each: their lease moves to `now + LEASE_MS`
- * and their attempt count up by one. Rows another instance holds are skipped, not waited for.
+ * and their attempt count up by one. Fair between tenants: an endpoint never has more than `perEndpoint` attempts in
+ * flight (leased, over every instance), an account never more than `perAccount`, and the accounts take turns (each
+ * one's oldest first). Rows another instance holds are skipped, not waited for.
  */
-export async function claim(db: Kysely<Database>, now: Date, limit: number): Promise<Claimed[]> {
+export async function claim(
+  db: Kysely<Database>,
+  now: Date,
+  limit: number,
+  shares: Shares = { perEndpoint: 2, perAccount: 8 },
+): Promise<Claimed[]> {
   if (limit <= 0) return [];
   const result = await sql<Claimed>`
-    with due as (
-      select d.id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+    with flying as (
+      select endpoint_id, account_id from webhook_deliveries
+      where status = 'pending' and locked_until >= ${now}::timestamptz
+    ), ranked as (
+      select d.id, d.account_id, d.next_attempt_at,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id)
+          + (select count(*) from flying f where f.endpoint_id = d.endpoint_id) as endpoint_turn
+      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
       where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and e.enabled
         and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
-      order by d.next_attempt_at
+    ), turns as (
+      -- The account's turns among what its endpoints' shares leave: a delivery an endpoint cannot take yet uses none.
+      select r.id, r.next_attempt_at,
+        row_number() over (partition by r.account_id order by r.next_attempt_at, r.id)
+          + (select count(*) from flying f where f.account_id = r.account_id) as account_turn
+      from ranked r where r.endpoint_turn <= ${shares.perEndpoint}::int
+    ), due as (
+      -- The row's own conditions again, here where the lock is taken: a row another instance claimed since this
+      -- statement's snapshot is checked anew once locked (READ COMMITTED), and left to it.
+      select d.id from webhook_deliveries d join turns t on t.id = d.id
+      where t.account_turn <= ${shares.perAccount}::int and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+        and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
+      order by t.account_turn, t.next_attempt_at
       limit ${limit}
       for update of d skip locked
     )
