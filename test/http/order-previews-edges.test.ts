@@ -86,4 +86,17 @@ describe('previews at their edges, over REST', () => {
       `The preview ${id} is stale: the account kill switch was engaged since (a pause). The order is still proposed; preview it again.`,
     );
   });
+
+  it('records the preview on an approval it blocks, as on one it approves', async () => {
+    const { token, order } = await proposed({ limits: { max_order_notional: 1000 } });
+    const { id, decision } = (await preview(token, order.id)).body;
+    expect(decision).to.equal('block');
+    const blocked = await approve(token, order.id, id);
+    expect(blocked.status).to.equal(422);
+    expect([blocked.body.order.status, blocked.body.order.preview_id, blocked.body.order.events.at(-1).preview_id]).to.deep.equal([
+      'blocked',
+      id,
+      id,
+    ]);
+  });
 });
