@@ -3,7 +3,10 @@
 import { BrokerError, type BrokerAccount, type BrokerPort, type BrokerPosition, type MarketClock } from '../../brokers/port.js';
 import { ProblemError } from '../../problems.js';
 import type { Instrument, PriceSource, Quote } from '../market-data.js';
+import { NotFoundError } from '../errors.js';
 import { dec } from '../money.js';
+import type { Queryable } from '../store.js';
+import { brokerName } from './directory.js';
 
 export interface BrokerSnapshot {
   account: BrokerAccount;
@@ -81,4 +84,25 @@ export async function readBroker(
   } catch (error) {
     throw brokerProblem(error, brokerName);
   }
+}
+
+/**
+ * What the broker states for a decision on one of the account's orders (an approval, a preview): read before any
+ * transaction, nothing locked while the broker answers; 404 for an order that is not the account's.
+ */
+export async function readBrokerForOrder(
+  db: Queryable,
+  port: BrokerPort,
+  catalogue: PriceSource,
+  accountId: string,
+  orderId: string,
+): Promise<BrokerSnapshot> {
+  const order = await db
+    .selectFrom('orders')
+    .select('symbol')
+    .where('id', '=', orderId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
+  return readBroker(port, catalogue, [order.symbol], brokerName(port.id));
 }

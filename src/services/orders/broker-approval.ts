@@ -9,7 +9,7 @@ import type { BrokerPort } from '../../brokers/port.js';
 import { brokerName } from '../brokerage/directory.js';
 import { mirrorBooks } from '../brokerage/mirror.js';
 import { BrokerSender } from '../brokerage/sender.js';
-import { brokerProblem, readBroker } from '../brokerage/snapshot.js';
+import { brokerProblem, readBrokerForOrder } from '../brokerage/snapshot.js';
 import { applyBrokerOrder } from '../brokerage/apply.js';
 import { AT_BROKER } from '../brokerage/progress.js';
 import type { ServiceContext } from '../context.js';
@@ -38,14 +38,7 @@ export async function approveAtBroker(
 ): Promise<Order> {
   const { store, config, clock } = ctx;
   const name = brokerName(port.id);
-  const order = await store.db
-    .selectFrom('orders')
-    .select('symbol')
-    .where('id', '=', orderId)
-    .where('account_id', '=', actor.accountId)
-    .executeTakeFirst();
-  if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
-  const broker = await readBroker(port, ctx.prices, [order.symbol], name);
+  const broker = await readBrokerForOrder(store.db, port, ctx.prices, actor.accountId, orderId);
 
   const keyed = store.inTransaction;
   const sender = new BrokerSender(ctx);

@@ -7,8 +7,7 @@ import type { Actor } from '../../auth/authorize.js';
 import { newId } from '../../ids.js';
 import { ProblemError } from '../../problems.js';
 import { worstCaseNotional } from '../checks.js';
-import { brokerName } from '../brokerage/directory.js';
-import { readBroker, type BrokerSnapshot } from '../brokerage/snapshot.js';
+import { readBrokerForOrder } from '../brokerage/snapshot.js';
 import type { ServiceContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { readPaperAccount, startOfUtcDay, type Position } from '../ledger.js';
@@ -34,17 +33,7 @@ const KEPT_EXPIRED_MS = 86_400_000;
 export async function previewOrder(ctx: ServiceContext, actor: Actor<'previewOrder'>, orderId: string): Promise<OrderPreview> {
   const { store, clock, config, prices } = ctx;
   const port = await ctx.brokers.portFor(actor.accountId);
-  let broker: BrokerSnapshot | undefined;
-  if (port) {
-    const order = await store.db
-      .selectFrom('orders')
-      .select('symbol')
-      .where('id', '=', orderId)
-      .where('account_id', '=', actor.accountId)
-      .executeTakeFirst();
-    if (!order) throw new NotFoundError(`There is no order ${orderId}.`);
-    broker = await readBroker(port, prices, [order.symbol], brokerName(port.id));
-  }
+  const broker = port && (await readBrokerForOrder(store.db, port, prices, actor.accountId, orderId));
   return store.transaction(async (trx) => {
     const now = clock.now();
     const state = await lockForApproval(trx, actor.accountId, orderId, startOfUtcDay(now), now, actor.clientId);
