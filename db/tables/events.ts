@@ -27,6 +27,10 @@ export interface WebhookEndpointsTable {
   disabled_reason: string | null;
   disabled_at: Timestamp | null;
   failing_since: Timestamp | null;
+  /** Attempts in a row that got no answer within the timeout (an answer resets it). */
+  timeouts: Generated<number>;
+  /** While set and ahead, the endpoint's deliveries wait: it backs off after timeouts in a row. */
+  paused_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

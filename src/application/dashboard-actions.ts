@@ -1,7 +1,7 @@
 import type { Actor, ActorOperation } from '../auth/authorize.js';
 import type { ConnectInput } from '../services/broker-connections.js';
 import type { Services } from '../services/index.js';
-import type { NewEndpoint } from '../services/webhooks/endpoints.js';
+import type { NewEndpoint } from '../services/webhooks/views.js';
 
 /**
  * A use case of the dashboard that no operation of the contract has: the action (or the operation) whose

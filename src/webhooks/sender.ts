@@ -10,6 +10,8 @@ export interface SendResult {
   latencyMs: number;
   error: string | null;
   responseBody: string | null;
+  /** Set when no answer came within the timeout: what makes an endpoint back off (src/services/webhooks/settle.ts). */
+  timedOut?: boolean;
 }
 
 export const TIMEOUT_MS = 10_000;
@@ -125,7 +127,7 @@ export class WebhookSender {
       );
       const timer = setTimeout(() => {
         request.destroy();
-        finish(failed(`no answer within ${this.timeoutMs / 1000} s`));
+        finish({ ...failed(`no answer within ${this.timeoutMs / 1000} s`), timedOut: true });
       }, this.timeoutMs);
       request.on('error', (error: NodeJS.ErrnoException) =>
         finish(failed(error instanceof RefusedDestinationError ? error.message : describe(error))),

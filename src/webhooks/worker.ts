@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
-import { claim, dispatch, prune, settle, type AttemptOutcome, type Claimed } from '../services/webhooks/queue.js';
+import { claim, dispatch, prune, type Claimed } from '../services/webhooks/queue.js';
+import { settle, type AttemptOutcome } from '../services/webhooks/settle.js';
 import { sign } from '../services/webhooks/signing.js';
 import { WebhookSender } from './sender.js';
 

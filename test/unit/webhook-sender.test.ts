@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import type { LookupAddress } from 'node:dns';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import { Receiver } from '../support/webhook-receiver.js';
 
@@ -53,5 +55,25 @@ describe('webhook sender: every address is checked when the connection is made',
     sender.close();
     expect(result.statusCode).to.equal(204);
     expect(receiver.of('evt_1')[0]!.body).to.equal('{"a":1}');
+  });
+
+  it('says an attempt timed out only when no answer came in time (what makes an endpoint back off)', async () => {
+    const silent = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const sender = new WebhookSender(true, resolver({}), 100);
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const late = await sender.send(`http://127.0.0.1:${port}/`, {}, '{}');
+      expect([late.statusCode, late.error, late.timedOut]).to.deep.equal([null, 'no answer within 0.1 s', true]);
+      const answered = await sender.send(`http://127.0.0.1:${receiver.port}/hooks`, { 'webhook-id': 'evt_2' }, '{}');
+      expect([answered.statusCode, answered.timedOut]).to.deep.equal([204, undefined]);
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      const refused = await sender.send(`http://127.0.0.1:${port}/`, {}, '{}'); // nothing listens there now
+      expect([refused.statusCode, refused.timedOut]).to.deep.equal([null, undefined]);
+    } finally {
+      sender.close();
+      silent.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { EVENT_TYPES } from '../../services/events/outbox.js';
-import type { DeliveryView, EndpointView } from '../../services/webhooks/endpoints.js';
+import type { DeliveryView, EndpointView } from '../../services/webhooks/views.js';
 import type { DashboardContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, page, type PageOptions } from '../layout.js';
@@ -49,8 +49,12 @@ ${EVENT_TYPES.map(eventChoice)}
 </form></section>`;
 }
 
-const state = (e: EndpointView) =>
-  e.enabled ? (e.failing_since ? html`enabled, failing since ${stamp(e.failing_since)}` : html`enabled`) : html`disabled`;
+const state = (e: EndpointView) => {
+  if (!e.enabled) return html`disabled`;
+  // Backing off: its attempts went unanswered in a row; "Retry now" on a delivery ends the pause.
+  if (e.paused_until) return html`enabled, no answer to its last attempts: paused until ${stamp(e.paused_until)}`;
+  return e.failing_since ? html`enabled, failing since ${stamp(e.failing_since)}` : html`enabled`;
+};
 
 function endpointTable(endpoints: EndpointView[]): Html {
   if (endpoints.length === 0) return html`<p>No endpoints yet.</p>`;

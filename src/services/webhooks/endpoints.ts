@@ -10,69 +10,11 @@ import { EVENT_TYPES, eventRows, isEventType, TEST_EVENT_TYPE } from '../events/
 import { checkEndpointUrl, RefusedDestinationError } from './destinations.js';
 import { newSigningSecret } from './signing.js';
 import { deliveryId } from './queue.js';
+import { iso, view, type DeliveryView, type EndpointView, type EndpointWithSecret, type NewEndpoint } from './views.js';
 
 /** How long the previous secret keeps signing after a rotation, so receivers can switch without losing a delivery. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const MAX_DESCRIPTION = 500;
-
-export interface EndpointView {
-  id: string;
-  account_id: string;
-  url: string;
-  description: string;
-  event_types: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  /** Until when the previous secret signs too (after a rotation), or null. */
-  previous_secret_until: string | null;
-  created_at: string;
-}
-
-export interface EndpointWithSecret extends EndpointView {
-  secret: string;
-}
-
-export interface DeliveryView {
-  id: string;
-  event_id: string;
-  type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  last_status_code: number | null;
-  last_latency_ms: number | null;
-  last_error: string | null;
-  last_response: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-}
-
-export interface NewEndpoint {
-  url: string;
-  description?: string;
-  eventTypes: string[];
-}
-
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
-function view(row: Selectable<WebhookEndpointsTable>, now: Date): EndpointView {
-  const until =
-    row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now ? iso(row.previous_secret_expires_at) : null;
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    url: row.url,
-    description: row.description,
-    event_types: row.event_types,
-    enabled: row.enabled,
-    disabled_reason: row.disabled_reason,
-    disabled_at: iso(row.disabled_at),
-    failing_since: iso(row.failing_since),
-    previous_secret_until: until,
-    created_at: iso(row.created_at)!,
-  };
-}
 
 /** Which endpoints a caller may touch: a signed-in human's own account, or (an operator at the CLI) any. */
 export type Owner = { accountId: string } | 'operator';
@@ -153,7 +95,7 @@ export class WebhookEndpoints {
     return { ...view(row, now), secret };
   }
 
-  /** Enabling clears what disabled it; deliveries waiting meanwhile go out again, on their schedule. */
+  /** Enabling clears what disabled it or paused it; deliveries waiting meanwhile go out again, on their schedule. */
   async setEnabled(owner: Owner, id: string, enabled: boolean): Promise<EndpointView> {
     const current = await this.row(owner, id);
     const now = this.clock.now();
@@ -161,7 +103,7 @@ export class WebhookEndpoints {
       .updateTable('webhook_endpoints')
       .set(
         enabled
-          ? { enabled, disabled_reason: null, disabled_at: null, failing_since: null, updated_at: now }
+          ? { enabled, disabled_reason: null, disabled_at: null, failing_since: null, timeouts: 0, paused_until: null, updated_at: now }
           : { enabled, disabled_reason: 'disabled by hand', disabled_at: now, updated_at: now },
       )
       .where('id', '=', current.id)
@@ -255,7 +197,7 @@ export class WebhookEndpoints {
     }));
   }
 
-  /** "Retry now": the delivery is due at once (a failed one too), whatever its schedule said. */
+  /** "Retry now": the delivery is due at once (a failed one too), whatever its schedule said or its endpoint's backing off. */
   async retry(owner: Owner, endpointId: string, deliveryIdToRetry: string): Promise<void> {
     const endpoint = await this.row(owner, endpointId);
     const now = this.clock.now();
@@ -268,6 +210,8 @@ export class WebhookEndpoints {
       .returning('id')
       .executeTakeFirst();
     if (!updated) throw new NotFoundError(`There is no pending or failed delivery ${deliveryIdToRetry} of this endpoint.`);
+    // The pause ends; the count of attempts without an answer stays, so another one pauses the endpoint again.
+    await this.db.updateTable('webhook_endpoints').set({ paused_until: null }).where('id', '=', endpoint.id).execute();
   }
 
   /** The account of an email, for the operator CLI. */

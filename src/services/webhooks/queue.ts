@@ -108,7 +108,10 @@ export interface Shares {
  * Takes up to `limit` due deliveries of enabled endpoints for one attempt each: their lease moves to `now + LEASE_MS`
  * and their attempt count up by one. Fair between tenants: an endpoint never has more than `perEndpoint` attempts in
  * flight (leased, over every instance), an account never more than `perAccount`, and the accounts take turns (each
- * one's oldest first). Rows another instance holds are skipped, not waited for.
+ * one's oldest first); an endpoint backing off (`paused_until` ahead; src/services/webhooks/settle.ts) waits. Rows
+ * another instance holds are skipped, not waited for.
+ * Its cost follows the endpoints, not the backlog: a skip scan of the pending deliveries' index finds each endpoint
+ * that has some (one probe each), and only each one's first `perEndpoint` due are read and ranked.
  */
 export async function claim(
   db: Kysely<Database>,
@@ -118,30 +121,51 @@ export async function claim(
 ): Promise<Claimed[]> {
   if (limit <= 0) return [];
   const result = await sql<Claimed>`
-    with flying as (
+    with recursive pending(endpoint_id) as (
+      -- Ordered as the partial index of pending deliveries is, which no other index can give: the history of deliveries
+      -- made is never walked.
+      (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id, next_attempt_at limit 1)
+      union all
+      select (select d.endpoint_id from webhook_deliveries d where d.status = 'pending' and d.endpoint_id > p.endpoint_id
+              order by d.endpoint_id, d.next_attempt_at limit 1)
+      from pending p where p.endpoint_id is not null
+    ), flying as (
+      -- Through the small index of leased rows: "status <> …" rather than "status = 'pending'", which would let the
+      -- planner walk the index of every pending delivery instead (it did, on a backlog of 1,500).
       select endpoint_id, account_id from webhook_deliveries
-      where status = 'pending' and locked_until >= ${now}::timestamptz
+      where locked_until >= ${now}::timestamptz and status <> 'succeeded' and status <> 'failed'
+    ), endpoint_flying as (
+      select endpoint_id, count(*) as n from flying group by endpoint_id
+    ), account_flying as (
+      select account_id, count(*) as n from flying group by account_id
     ), ranked as (
-      select d.id, d.account_id, d.next_attempt_at,
-        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id)
-          + (select count(*) from flying f where f.endpoint_id = d.endpoint_id) as endpoint_turn
-      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-      where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz and e.enabled
-        and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
+      select c.id, e.account_id, c.next_attempt_at, c.turn + coalesce(f.n, 0) as endpoint_turn
+      from pending p
+      join webhook_endpoints e on e.id = p.endpoint_id and e.enabled and (e.paused_until is null or e.paused_until <= ${now}::timestamptz)
+      cross join lateral (
+        select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as turn from webhook_deliveries d
+        where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+          and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
+        order by d.next_attempt_at, d.id limit ${shares.perEndpoint}::int
+      ) c
+      left join endpoint_flying f on f.endpoint_id = e.id
     ), turns as (
       -- The account's turns among what its endpoints' shares leave: a delivery an endpoint cannot take yet uses none.
       select r.id, r.next_attempt_at,
-        row_number() over (partition by r.account_id order by r.next_attempt_at, r.id)
-          + (select count(*) from flying f where f.account_id = r.account_id) as account_turn
-      from ranked r where r.endpoint_turn <= ${shares.perEndpoint}::int
+        row_number() over (partition by r.account_id order by r.next_attempt_at, r.id) + coalesce(f.n, 0) as account_turn
+      from ranked r left join account_flying f on f.account_id = r.account_id
+      where r.endpoint_turn <= ${shares.perEndpoint}::int
     ), due as (
-      -- The row's own conditions again, here where the lock is taken: a row another instance claimed since this
-      -- statement's snapshot is checked anew once locked (READ COMMITTED), and left to it.
-      select d.id from webhook_deliveries d join turns t on t.id = d.id
-      where t.account_turn <= ${shares.perAccount}::int and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
+      -- The first turns, locked one by one by their key (a join here was planned as a scan of every due row). The row's
+      -- own conditions are repeated where the lock is taken: a row another instance claimed since this statement's
+      -- snapshot is checked anew once locked (READ COMMITTED), and left to it.
+      select d.id from webhook_deliveries d
+      where d.id = any(array(
+          select t.id from turns t where t.account_turn <= ${shares.perAccount}::int
+          order by t.account_turn, t.next_attempt_at limit ${limit}
+        ))
+        and d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz
         and (d.locked_until is null or d.locked_until < ${now}::timestamptz)
-      order by t.account_turn, t.next_attempt_at
-      limit ${limit}
       for update of d skip locked
     )
     update webhook_deliveries d
@@ -152,113 +176,6 @@ export async function claim(
       ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
   `.execute(db);
   return result.rows;
-}
-
-/** What one attempt gave. */
-export interface AttemptOutcome {
-  delivery: Claimed;
-  at: Date;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-  responseBody: string | null;
-}
-
-/** An endpoint failing this long without a success in between is disabled, with a notice in the dashboard. */
-export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
-
-const succeeded = (o: AttemptOutcome) => o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;
-
-/**
- * Records attempts at once (one statement, or one transaction when an endpoint failed): their log rows, each delivery's
- * new state (succeeded; failed after the last attempt of `retryScheduleMs` or a 410; else pending until its next retry)
- * and what they say about endpoints (a success ends a failing streak; a failure starts one; a 410, or a streak of 5
- * days, disables the endpoint).
- * A delivery whose attempt count moved meanwhile (its lease ran out and it was claimed again) keeps the newer state.
- */
-export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], retryScheduleMs: number[], now: Date): Promise<void> {
-  if (outcomes.length === 0) return;
-  const rows = outcomes.map((o) => {
-    const gone = o.statusCode === 410;
-    const delay = retryScheduleMs[o.delivery.attempt - 1];
-    const status = succeeded(o) ? 'succeeded' : gone || delay === undefined ? 'failed' : 'pending';
-    const next = status === 'pending' ? new Date(o.at.getTime() + o.latencyMs + delay!) : null;
-    return { o, status, next };
-  });
-  const endpoints = (pick: (o: AttemptOutcome) => boolean) => [...new Set(outcomes.filter(pick).map((o) => o.delivery.endpoint_id))];
-  const working = endpoints(succeeded);
-  // A success in the batch ends the endpoint's failing streak, whatever else failed alongside it.
-  const failing = endpoints((o) => !succeeded(o)).filter((id) => !working.includes(id));
-  const gone = endpoints((o) => o.statusCode === 410);
-  const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
-  // The log rows, each delivery's new state and the end of a failing streak, in one statement: an instance sending
-  // many deliveries writes their results with one round trip when they all succeeded (the usual case). Arrays, not a
-  // VALUES list, so that the text is the same whatever the batch holds: one prepared statement, planned once.
-  const recorded = sql`
-    with v as (
-      select * from unnest(
-        ${column((r) => r.o.delivery.id)}::text[], ${column((r) => r.o.delivery.attempt)}::int[], ${column((r) => r.status)}::text[],
-        ${column((r) => r.next)}::timestamptz[], ${column((r) => r.o.statusCode)}::int[], ${column((r) => r.o.error)}::text[],
-        ${column((r) => r.o.at)}::timestamptz[], ${column((r) => Math.round(r.o.latencyMs))}::int[], ${column((r) => r.o.responseBody)}::text[]
-      ) as v(id, attempt, status, next, code, error, at, latency, body)
-    ), logged as (
-      insert into webhook_attempts (delivery_id, attempt, at, status_code, latency_ms, error, response_body, next_retry_at)
-      select id, attempt, at, code, latency, error, body, next from v
-      returning 1
-    ), updated as (
-      update webhook_deliveries d
-      set status = v.status, next_attempt_at = v.next, locked_until = null, last_status_code = v.code, last_error = v.error,
-        updated_at = ${now}::timestamptz
-      from v
-      where d.id = v.id and d.attempts = v.attempt
-      returning 1
-    ), recovered as (
-      update webhook_endpoints set failing_since = null
-      where id = any(${working}::text[]) and failing_since is not null
-      returning 1
-    )
-    select (select count(*) from logged)::int as logged, (select count(*) from updated)::int as updated, (select count(*) from recovered)::int as recovered
-  `;
-  if (failing.length === 0 && gone.length === 0) {
-    await recorded.execute(db);
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    await recorded.execute(trx);
-    if (failing.length > 0) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: sql`coalesce(failing_since, ${now}::timestamptz)` })
-        .where('id', 'in', failing)
-        .execute();
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({
-          enabled: false,
-          disabled_at: now,
-          updated_at: now,
-          disabled_reason: sql`'Disabled automatically: every delivery failed since '
-            || to_char(failing_since at time zone 'utc', 'YYYY-MM-DD HH24:MI') || ' UTC (5 days). Fix the endpoint, then enable it.'`,
-        })
-        .where('id', 'in', failing)
-        .where('enabled', '=', true)
-        .where('failing_since', '<=', new Date(now.getTime() - FAILING_DISABLES_AFTER_MS))
-        .execute();
-    }
-    if (gone.length > 0) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({
-          enabled: false,
-          disabled_at: now,
-          updated_at: now,
-          disabled_reason: 'Disabled automatically: the endpoint answered 410 Gone. Enable it again if it is back.',
-        })
-        .where('id', 'in', gone)
-        .where('enabled', '=', true)
-        .execute();
-    }
-  });
 }
 
 /**
