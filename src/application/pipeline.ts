@@ -34,7 +34,7 @@ import {
   type PersonUseCase,
   type PersonValue,
 } from './people.js';
-import { useCases, type Input, type Success, type UseCase } from './use-cases.js';
+import { preparations, useCases, type Input, type Preparation, type Success, type UseCase } from './use-cases.js';
 
 /**
  * One call of a bearer operation, as a channel hands it over: the channel and the caller it authenticated (a bearer
@@ -105,17 +105,34 @@ export class Pipeline {
     const operation = this.contract.operation(call.operationId);
     let attempt: (bound: Services) => Promise<Outcome<K>>;
     let keyed: { path: Record<string, unknown>; body: unknown } | undefined;
+    let prepare: (() => Promise<void>) | undefined;
     try {
       const actor = authorizeCaller(call, call.operationId, call.origin);
       const read = await call.input();
-      const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found });
+      const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found }) as unknown as Input<K>;
       const useCase = useCases[call.operationId] as UseCase<K>;
-      attempt = (bound) => this.attempt(() => useCase(bound, actor, input as unknown as Input<K>), call.log);
-      if (call.key !== undefined && operation.keyed) keyed = { path: read.path ?? {}, body: read.body };
+      let prepared: { value?: Parameters<UseCase<K>>[3]; error?: unknown } = {};
+      attempt = (bound) =>
+        this.attempt(() => {
+          if ('error' in prepared) throw prepared.error;
+          return useCase(bound, actor, input, prepared.value);
+        }, call.log);
+      if (call.key !== undefined && operation.keyed) {
+        keyed = { path: read.path ?? {}, body: read.body };
+        const preparation = (preparations as unknown as Partial<Record<BearerOperationId, Preparation<K>>>)[call.operationId];
+        if (preparation)
+          prepare = () =>
+            preparation(services, actor, input).then(
+              (value) => void (prepared = { value }),
+              (error: unknown) => void (prepared = { error }),
+            );
+      }
     } catch (error) {
       return { answer: present(this.failed(error, call.log), operation), replayed: false };
     }
     if (!keyed) return { answer: present(await attempt(services), operation), replayed: false };
+    // Outside systems are read before the key's transaction, which holds a connection from its first statement.
+    await prepare?.();
     const actor = call.principal!;
     const request = {
       accountId: actor.accountId,

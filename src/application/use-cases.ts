@@ -2,6 +2,7 @@ import type { Actor, BearerOperationId } from '../auth/authorize.js';
 import type { ContentOf, Op, Part } from '../contract/types.js';
 import type { Metered } from '../services/goals.js';
 import type { Services } from '../services/index.js';
+import type { PreparedApproval } from '../services/orders/broker-approval.js';
 
 type SuccessStatus<K extends BearerOperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202>;
 
@@ -15,12 +16,32 @@ export interface Input<K extends BearerOperationId> {
 /** What an operation answers when it succeeds: its success response's JSON body, in the contract's types. */
 export type Success<K extends BearerOperationId> = ContentOf<Op<K>['responses'][SuccessStatus<K>]>;
 
-/** A use case run for one operation: the services bound for the call, the authorized caller, the validated input. */
+/** What an operation reads before a keyed call's transaction (`preparations`). */
+interface Prepared {
+  approveOrder: PreparedApproval;
+}
+type PreparedFor<K extends BearerOperationId> = K extends keyof Prepared ? Prepared[K] : never;
+export type Preparation<K extends BearerOperationId> = (services: Services, actor: Actor<K>, input: Input<K>) => Promise<PreparedFor<K>>;
+
+/**
+ * A use case run for one operation: the services bound for the call, the authorized caller, the validated input,
+ * and what its preparation read, when the call is keyed and the operation has one.
+ */
 export type UseCase<K extends BearerOperationId> = (
   services: Services,
   actor: Actor<K>,
   input: Input<K>,
+  prepared?: PreparedFor<K>,
 ) => Success<K> | Metered<Success<K>> | Promise<Success<K> | Metered<Success<K>>>;
+
+/**
+ * What a keyed call reads before its transaction (which holds a connection of the pool from its first statement):
+ * reads of outside systems, such as an approval's of the account's broker. Run once, on the services outside any
+ * transaction; a preparation that fails fails the call inside the key, as the use case would have.
+ */
+export const preparations: { [K in keyof Prepared]: Preparation<K> } = {
+  approveOrder: (s, actor, { path }) => s.orders.prepareApproval(actor, path.id),
+};
 
 /**
  * The one binding of each bearer operation to its use case, for every channel (REST, GraphQL, MCP): which use case
@@ -44,7 +65,7 @@ export const useCases: { [K in BearerOperationId]: UseCase<K> } = {
   listOrders: (s, actor, { query }) => s.orders.list(actor, query),
   getOrder: (s, actor, { path }) => s.orders.get(actor, path.id),
   previewOrder: (s, actor, { path }) => s.orders.preview(actor, path.id),
-  approveOrder: (s, actor, { path, body }) => s.orders.approve(actor, path.id, body?.preview_id),
+  approveOrder: (s, actor, { path, body }, prepared) => s.orders.approve(actor, path.id, body?.preview_id, prepared),
   rejectOrder: (s, actor, { path, body }) => s.orders.reject(actor, path.id, body?.reason),
   cancelOrder: (s, actor, { path, body }) => s.orders.cancel(actor, path.id, body?.reason),
   generateDailyReport: (s, actor, { body }) => s.quotas.metered('reports', actor.accountId, () => s.reports.generate(actor, body.date)),

@@ -8,6 +8,7 @@ import { until } from '../support/poll.js';
 import { connectedHolders, OPENING } from '../support/alpaca-suite.js';
 import type { TestServer } from '../support/server.js';
 import { recordAtBroker } from '../support/broker-steps.js';
+import { TEST_POOL_SIZE } from '../support/database.js';
 
 describe('decisions on an account connected to Alpaca (a stand-in), over REST', function () {
   this.timeout(30_000);
@@ -208,5 +209,35 @@ describe('decisions on an account connected to Alpaca (a stand-in), over REST', 
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     expect(replay.body).to.deep.equal(first.body);
     expect(posts(order!.id)).to.have.length(1);
+  });
+
+  it('reads the broker before a keyed approval’s transaction: slow broker answers hold no connection of the pool', async () => {
+    const [order] = await holder.propose({ symbol: 'VTI', side: 'buy', quantity: '1' });
+    const reader = await server.token(['read']);
+    // The broker holds its account answers; as many keyed approvals as the pool has connections wait on them.
+    alpaca.slow(900, 'GET /v2/account');
+    const asked = () => alpaca.requests.filter((r) => r.method === 'GET' && r.path === '/v2/account');
+    const before = asked().length;
+    const approvals = Array.from({ length: TEST_POOL_SIZE }, (_, n) =>
+      server.api.request('POST', `/v1/orders/${order!.id}/approve`, { token: holder.token, headers: { 'Idempotency-Key': `pool-${n}` } }),
+    );
+    try {
+      await until('every approval waiting on the broker', () => asked().length >= before + TEST_POOL_SIZE);
+      // Another account is served meanwhile: before the fix each approval held its transaction's connection here.
+      const read = await server.api.request('GET', '/v1/portfolio', { token: reader });
+      expect(read.status).to.equal(200);
+      expect(
+        asked()
+          .slice(before)
+          .filter((r) => r.status !== undefined),
+      ).to.deep.equal([]);
+    } finally {
+      await Promise.all(approvals);
+      alpaca.slow(0);
+    }
+    // At most one approval decided it; the others found it decided, or gave up on the broker (so many requests at once).
+    const statuses = (await Promise.all(approvals)).map((a) => a.status);
+    expect(statuses.filter((status) => status === 200)).to.have.length.below(2);
+    expect(statuses.filter((status) => ![200, 409, 503].includes(status))).to.deep.equal([]);
   });
 });

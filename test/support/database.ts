@@ -49,6 +49,13 @@ export interface TestDatabase {
 let postgresTemplateName: Promise<string> | undefined;
 
 /**
+ * The connections of a test database's pool (TEST_DB_POOL_SIZE): `make mutation` runs four test processes at once
+ * against one server (max_connections 100 by default), and a refused connection ("too many clients") would fail a
+ * test and count as a killed mutant.
+ */
+export const TEST_POOL_SIZE = Number(process.env.TEST_DB_POOL_SIZE ?? 20);
+
+/**
  * A migrated database that each test file's database is copied from (`create database … template`), instead of
  * running every migration for every file: one per version of the migrations (named by their hash), made once by
  * whichever test process needs it first (an advisory lock keeps the others waiting) and published by a rename, so
@@ -112,9 +119,7 @@ export async function createTestDatabase(onQuery?: (sql: string) => void): Promi
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  // TEST_DB_POOL_SIZE: `make mutation` runs four test processes at once against one server (max_connections 100 by
-  // default), and a refused connection ("too many clients") would fail a test and count as a killed mutant.
-  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: Number(process.env.TEST_DB_POOL_SIZE ?? 20), onQuery });
+  const db = await openDatabase({ databaseUrl: url.toString(), poolSize: TEST_POOL_SIZE, onQuery });
   await migrateToLatest(db.kysely); // nothing to do on a copy of the template; kept so that a test never runs unmigrated
   return {
     db,

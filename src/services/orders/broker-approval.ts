@@ -9,7 +9,7 @@ import type { BrokerPort } from '../../brokers/port.js';
 import { brokerName } from '../brokerage/directory.js';
 import { mirrorBooks } from '../brokerage/mirror.js';
 import { BrokerSender } from '../brokerage/sender.js';
-import { brokerProblem, readBrokerForOrder } from '../brokerage/snapshot.js';
+import { brokerProblem, readBrokerForOrder, type BrokerSnapshot } from '../brokerage/snapshot.js';
 import { applyBrokerOrder } from '../brokerage/apply.js';
 import { AT_BROKER } from '../brokerage/progress.js';
 import type { ServiceContext } from '../context.js';
@@ -21,6 +21,12 @@ import { record, type Step } from './transitions.js';
 import { lockForApproval } from './trigger-state.js';
 import { previewFields } from './preview.js';
 import { orderView, viewsOf, type Order } from './views.js';
+
+/** What an approval read before its transaction: the account's broker, and what a connected account's states. */
+export interface PreparedApproval {
+  port: BrokerPort | undefined;
+  broker?: BrokerSnapshot;
+}
 
 /** What the order service lends a broker's approval: its decision and its transaction. */
 export interface Judge {
@@ -35,10 +41,12 @@ export async function approveAtBroker(
   orderId: string,
   port: BrokerPort,
   previewId?: string,
+  prepared?: BrokerSnapshot,
 ): Promise<Order> {
   const { store, config, clock } = ctx;
   const name = brokerName(port.id);
-  const broker = await readBrokerForOrder(store.db, port, ctx.prices, actor.accountId, orderId);
+  // Read before any transaction; a keyed call's was (OrderService.prepareApproval): its transaction is open here.
+  const broker = prepared ?? (await readBrokerForOrder(store.db, port, ctx.prices, actor.accountId, orderId));
 
   const keyed = store.inTransaction;
   const sender = new BrokerSender(ctx);

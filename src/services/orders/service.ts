@@ -16,7 +16,8 @@ import { keysetPage, type Page } from '../pagination.js';
 import { PaperBroker } from '../brokerage/paper.js';
 import { invalidState, record, submitRequestOf, type Step, type Trigger } from './transitions.js';
 import { lockForApproval, lockOrder } from './trigger-state.js';
-import { approveAtBroker, cancelAtBroker } from './broker-approval.js';
+import { approveAtBroker, cancelAtBroker, type PreparedApproval } from './broker-approval.js';
+import { readBrokerForOrder } from '../brokerage/snapshot.js';
 import { eventsOf, type Decided, type Decision, type Outcome } from './decision.js';
 import { EXPIRY_REASON, isDue, orderView, viewsOf, type Order, type OrderFilter } from './views.js';
 
@@ -51,6 +52,17 @@ export class OrderService {
   }
 
   /**
+   * What an approval reads before its transaction when it runs inside another one (a keyed call's): the account's
+   * broker and, for a connected account, what the broker states — so that no connection of the pool is held while
+   * the broker answers (one tenant's slow broker would otherwise hold them from everyone).
+   */
+  async prepareApproval(actor: Actor<'approveOrder'>, orderId: string): Promise<PreparedApproval> {
+    const port = await this.ctx.brokers.portFor(actor.accountId);
+    if (!port) return { port };
+    return { port, broker: await readBrokerForOrder(this.ctx.store.db, port, this.ctx.prices, actor.accountId, orderId) };
+  }
+
+  /**
    * proposed → submitted → filled when the kill switch is off and the policy check and risk gate pass against a
    * fresh price; → blocked (422 listing every failed check) otherwise. The account's paper account is locked first,
    * so approvals on one account run one at a time and can never overdraw cash or exceed a daily limit together.
@@ -58,9 +70,9 @@ export class OrderService {
    * kill-switch engagement on the rare day the loss limit is reached). An account connected to a broker is decided
    * the same way on what its broker states, and its order is sent there (approveAtBroker).
    */
-  async approve(actor: Actor<'approveOrder'>, orderId: string, previewId?: string): Promise<Order> {
-    const broker = await this.ctx.brokers.portFor(actor.accountId);
-    if (broker) return approveAtBroker(this.ctx, this, actor, orderId, broker, previewId);
+  async approve(actor: Actor<'approveOrder'>, orderId: string, previewId?: string, prepared?: PreparedApproval): Promise<Order> {
+    const broker = prepared ? prepared.port : await this.ctx.brokers.portFor(actor.accountId);
+    if (broker) return approveAtBroker(this.ctx, this, actor, orderId, broker, previewId, prepared?.broker);
     const { prices, config } = this.ctx;
     return this.settle(async (trx, now) => {
       const account = await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
