@@ -168,6 +168,37 @@ describe('webhook endpoints that keep timing out back off; the claim reads what 
     expect((await endpoints.get('operator', slow.endpointId)).paused_until).to.equal(null);
   });
 
+  it('settles each delivery by its answer: 2xx ends it, a 300 is a failure retried after its delay, the last attempt fails for good', async () => {
+    const endpoint = await tenant(4);
+    const schedule = [5_000, 60_000];
+    const deliveryState = (id: string) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'next_attempt_at', 'last_status_code'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    const [ok, moved] = (await claimedAt(0)).claimed;
+    // One success and one failure at the endpoint in one batch: it answers, so no failing streak starts.
+    await settle(db, [outcome(ok!, at(1), 204), { ...outcome(moved!, at(1), 300), latencyMs: 500 }], schedule, at(2));
+    expect(await deliveryState(ok!.id)).to.deep.equal({ status: 'succeeded', next_attempt_at: null, last_status_code: 204 });
+    // The first attempt's failure waits the first delay, counted from when its answer came.
+    expect(await deliveryState(moved!.id)).to.deep.equal({
+      status: 'pending',
+      next_attempt_at: new Date(at(1).getTime() + 500 + 5_000),
+      last_status_code: 300,
+    });
+    const row = await db
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', endpoint.endpointId)
+      .executeTakeFirstOrThrow();
+    expect(row.failing_since).to.equal(null);
+    // Past the schedule (attempt 3 of a schedule of two retries) the delivery has failed for good.
+    await db.updateTable('webhook_deliveries').set({ attempts: 3 }).where('id', '=', moved!.id).execute();
+    await settle(db, [{ ...outcome(moved!, at(70), 500), delivery: { ...moved!, attempt: 3 } }], schedule, at(70));
+    expect(await deliveryState(moved!.id)).to.deep.equal({ status: 'failed', next_attempt_at: null, last_status_code: 500 });
+  });
+
   it('reads a few rows to claim, not the backlog: 1,500 due at one endpoint, 1,500 made at another', async () => {
     await db.deleteFrom('webhook_deliveries').execute();
     // A history of 1,500 deliveries made (what the retention keeps), then a backlog of 1,500 due at one endpoint.
