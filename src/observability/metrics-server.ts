@@ -52,5 +52,8 @@ export async function serveMetrics(port: number, host: string, metrics: Metrics 
 
 /** A cluster worker's metrics, for its primary to collect (prom-client answers the primary's requests). */
 export function shareWithPrimary(metrics: Metrics): void {
-  if (cluster.isWorker) client.AggregatorRegistry.setRegistries([metrics.registry]);
+  if (!cluster.isWorker) return;
+  client.AggregatorRegistry.setRegistries([metrics.registry]);
+  // prom-client starts answering the primary's requests when an AggregatorRegistry is made, in a worker too.
+  new client.AggregatorRegistry();
 }

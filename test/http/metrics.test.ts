@@ -29,7 +29,8 @@ describe('Prometheus metrics on METRICS_PORT', function () {
   };
   before(async () => {
     receiver = await new Receiver().listen();
-    server = await startTestServer({ ...WEBHOOK_ENV, METRICS_PORT: '0', ACCOUNT_POLICIES_PER_MINUTE: '1' });
+    // Deliveries on their thread (PostgreSQL), as a service runs them: its attempts reach these metrics through its parent.
+    server = await startTestServer({ ...WEBHOOK_ENV, WEBHOOK_THREAD: 'true', METRICS_PORT: '0', ACCOUNT_POLICIES_PER_MINUTE: '1' });
   });
   after(async () => {
     await server?.close();
