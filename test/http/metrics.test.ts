@@ -82,6 +82,7 @@ describe('Prometheus metrics on METRICS_PORT', function () {
     expect(sample(text, 'ias_order_transitions_total', 'from="proposed",to="blocked"')).to.equal(1);
     expect(sample(text, 'ias_order_transitions_total', 'from="submitted",to="filled"')).to.equal(1);
     expect(sample(text, 'ias_idempotent_replays_total', 'channel="rest"')).to.equal(1);
+    expect(sample(text, 'ias_events_recorded_total', 'type="order.filled"')).to.equal(1);
     expect(sample(text, 'ias_webhook_attempts_total', 'outcome="success"')).to.be.at.least(1);
     expect(sample(text, 'ias_webhook_delivery_lag_seconds_count')).to.be.at.least(1);
     expect(sample(text, 'ias_kill_switches_engaged', 'level="global"')).to.equal(0);
