@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery, type KyselyConfig, type Transaction } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_PREPARED_STATEMENTS, guardedPool } from './guarded-pool.js';
+import { DEFAULT_PREPARED_STATEMENTS, guardedPool, type GuardOptions } from './guarded-pool.js';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -31,6 +31,8 @@ export interface Db {
    * each connection has them prepared before the first request. Nothing on the embedded database.
    */
   warm(statements?: CompiledQuery[]): Promise<void>;
+  /** PostgreSQL only: the pool's connections now, and a listener told each wait for one (the metrics'). */
+  pool?: { counts(): { total: number; idle: number; waiting: number }; onWait(listener: ((seconds: number) => void) | undefined): void };
   close(): Promise<void>;
   /** Embedded only: a tarball of the data directory, to start another embedded database from. */
   dump?: () => Promise<Blob>;
@@ -122,10 +124,11 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
     const ignore = () => {};
     pool.on('error', ignore);
     pool.on('connect', (client) => client.on('error', ignore));
-    const guarded = guardedPool(pool, {
+    const guardOptions: GuardOptions = {
       timeoutMs: timeouts?.queryMs,
       preparedStatements: options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS,
-    });
+    };
+    const guarded = guardedPool(pool, guardOptions);
     const dialect = new PostgresDialect({ pool: guarded });
     const kysely = new Kysely<Database>({ dialect, log: logger(options.onQuery) });
     const size = options.poolSize ?? 10;
@@ -148,6 +151,10 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       kind: 'postgres',
       open: { databaseUrl: options.databaseUrl, timeouts: options.timeouts, preparedStatements: options.preparedStatements },
       warm,
+      pool: {
+        counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+        onWait: (listener) => (guardOptions.onWait = listener),
+      },
       close: () => kysely.destroy(),
     };
   }

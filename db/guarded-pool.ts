@@ -23,6 +23,8 @@ export interface GuardOptions {
    * transaction-pooling PgBouncer without prepared-statement support needs).
    */
   preparedStatements: number;
+  /** Told how long each wait for a connection took, in seconds (the metrics' pool wait; set after opening). */
+  onWait?: (seconds: number) => void;
 }
 
 /** Transaction control and session statements: cheap to parse, sent unnamed. */
@@ -113,7 +115,9 @@ export function guardedPool(pool: pg.Pool, options: GuardOptions): PostgresPool 
   };
   return {
     async connect() {
+      const started = performance.now();
       const client = await pool.connect();
+      options.onWait?.((performance.now() - started) / 1000);
       let wrapper = guarded.get(client);
       if (!wrapper) {
         wrapper = guard(client);

@@ -16,6 +16,7 @@ import { mcpDocsPage } from './mcp/docs.js';
 import { mcpHandler } from './mcp/http.js';
 import { McpCatalogue } from './mcp/server.js';
 import type { Config } from './config.js';
+import type { Channel } from './observability/metrics.js';
 import { OAuthError, ProblemError } from './problems.js';
 import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
@@ -36,7 +37,7 @@ export async function createApp(
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, apiChannel));
   app.use(closeUnreadBodies(config.bodyLimitBytes));
   const api = await createApiMiddleware(document, services, pipeline, handlers, successShapes, config.baseUrl, config.bodyLimitBytes);
   // /v1, /graphql and /mcp read their bodies after the bearer token is checked (no token and a huge or unreadable body
@@ -81,4 +82,11 @@ export async function createApp(
   };
   app.use(bodyErrors);
   return app;
+}
+
+/** Which channel of the API's port a path is, for the metrics: REST (and its token endpoint), GraphQL, MCP, the rest. */
+function apiChannel(path: string): Channel {
+  if (path.startsWith('/v1/') || path.startsWith('/oauth/')) return 'rest';
+  if (path === '/graphql') return 'graphql';
+  return path === MCP_PATH ? 'mcp' : 'other';
 }

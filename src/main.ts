@@ -5,6 +5,7 @@ import { serveAdminSocket } from '../db/admin-socket.js';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } from './demo.js';
+import { serveMetrics } from './observability/metrics-server.js';
 import { startServer } from './server.js';
 import { checkBrokerCredentialsKey } from './services/broker-connections.js';
 import { createServices, type Services } from './services/index.js';
@@ -170,6 +171,8 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     setTimeout(fork, 200);
   });
   for (let i = 0; i < config.webConcurrency; i++) fork();
+  // The workers' metrics, added up, on the one METRICS_PORT (each worker records its own: server.ts).
+  if (config.metrics) await serveMetrics(config.metrics.port, config.metrics.host, 'cluster');
   onSignals(logger, async (signal) => {
     stopping = true;
     logger.info({ signal }, 'draining every worker');

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -13,6 +14,9 @@ import { createExpressServer } from './http/node-server.js';
 import { RateLimitStores } from './http/rate-limits.js';
 import { loadDocument } from './document.js';
 import { systemClock } from './clock.js';
+import { observeServer } from './observability/gauges.js';
+import { startMetrics } from './observability/metrics.js';
+import { serveMetrics, shareWithPrimary } from './observability/metrics-server.js';
 import { createServices, type ServiceOverrides, type Services } from './services/index.js';
 import { WebhookThread } from './webhooks/threaded.js';
 import { WebhookWorker } from './webhooks/worker.js';
@@ -29,6 +33,8 @@ export interface RunningServer {
    * is asked to reconnect (see main.ts).
    */
   stopAccepting(): void;
+  /** Where Prometheus scrapes this process (METRICS_PORT; a cluster worker's primary answers for it): its port. */
+  metrics: { port: number } | undefined;
   /** Where this instance sends webhooks: on a thread of its own (PostgreSQL), on the main thread, or not at all. */
   webhookDelivery: 'thread' | 'main thread' | 'off';
   /**
@@ -140,7 +146,10 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const document = loadDocument();
   // The one owner of the shared counters' Redis connection: the rate limits and the use cases' CPU budget count there.
   const stores = new RateLimitStores(config, logger);
+  // Metrics are recorded from the start when METRICS_PORT is set (every recording point asks whether they are).
+  const metrics = config.metrics ? startMetrics() : undefined;
   const services = await createServices(config, db, options.overrides, document, stores);
+  const unobserve = metrics ? observeServer(metrics, db, stores) : undefined;
   const { beforeListen } = options;
   await beforeListen?.(services);
   // The docs page links to the dashboard, whose port is known once it listens (DASHBOARD_PORT=0 picks one).
@@ -175,6 +184,9 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     await webhooks.stop();
     throw error;
   }
+  // A cluster worker's metrics are its primary's to serve (main.ts), on the one METRICS_PORT.
+  if (metrics && cluster.isWorker) shareWithPrimary(metrics);
+  const metricsServer = metrics && !cluster.isWorker ? await serveMetrics(config.metrics!.port, config.metrics!.host, metrics) : undefined;
   services.meta.setAccepting(true);
   // Every instance keeps connected accounts in step with their brokers; a fill is applied once whoever learns of it.
   services.brokerSync.start(config.brokers.reconcileIntervalMs, logger);
@@ -188,7 +200,8 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   const drain = async () => {
     services.meta.setAccepting(false);
     const [results] = await Promise.all([Promise.all([api.drain(), dashboard.drain()]), webhooks.stop(), services.brokerSync.stop()]);
-    await Promise.all([services.close(), stores.close()]);
+    unobserve?.();
+    await Promise.all([services.close(), stores.close(), metricsServer?.close()]);
     return { forced: results.some((r) => r.forced) };
   };
   return {
@@ -198,6 +211,7 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     dashboard: { server: dashboard.server, port: dashboardPort, url: dashboardUrl },
     stopAccepting,
     drain,
+    metrics: metricsServer ? { port: metricsServer.port } : undefined,
     webhookDelivery: !config.webhooks.deliver ? 'off' : webhooks instanceof WebhookThread ? 'thread' : 'main thread',
   };
 }

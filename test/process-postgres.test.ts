@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createTestDatabase, testBackend, type TestDatabase } from './support/database.js';
 import { startServiceProcess, type ServiceProcess } from './support/process.js';
 import { until } from './support/poll.js';
+import { freePort } from './support/server.js';
 
 async function tokenFor(service: ServiceProcess): Promise<string> {
   const { id, secret } = service.credentials();
@@ -115,7 +116,13 @@ describe('the service process on PostgreSQL', () => {
   it('runs WEB_CONCURRENCY workers behind one port, replaces one that dies, and stops them all on SIGTERM', async function () {
     // Four process starts under tsx (primary, two workers, a replacement): on a loaded machine that alone nears 30 s.
     this.timeout(90_000);
-    const service = await startServiceProcess({ DATABASE_URL: database.url!, WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
+    const metricsPort = await freePort();
+    const service = await startServiceProcess({
+      DATABASE_URL: database.url!,
+      WEB_CONCURRENCY: '2',
+      LOG_LEVEL: 'info',
+      METRICS_PORT: String(metricsPort),
+    });
     let log = service.output;
     service.child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const workers = () => [...log.matchAll(/"pid":(\d+)[^\n]*"msg":"worker serving"/g)].map((m) => Number(m[1]));
@@ -125,6 +132,12 @@ describe('the service process on PostgreSQL', () => {
       const read = () =>
         fetch(`http://127.0.0.1:${service.port}/v1/brokers`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
       for (let i = 0; i < 6; i++) expect((await read()).status).to.equal(200);
+      // The primary answers /metrics for both workers: the six reads, wherever each was served, add up.
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const reads = metrics
+        .split('\n')
+        .find((line) => line.startsWith('http_server_request_duration_seconds_count{') && line.includes('http_route="/v1/brokers"'));
+      expect(reads, metrics.slice(0, 2000)).to.match(/ 6$/);
 
       process.kill(workers()[0]!, 'SIGKILL');
       await until('a replacement worker serving', () => workers().length >= 3, { attempts: 1200, intervalMs: 50 });

@@ -34,6 +34,7 @@ import {
   type PersonUseCase,
   type PersonValue,
 } from './people.js';
+import { observeOutcome, observeReplay } from '../observability/outcomes.js';
 import { preparations, useCases, type Input, type Preparation, type Success, type UseCase } from './use-cases.js';
 
 /**
@@ -130,7 +131,11 @@ export class Pipeline {
     } catch (error) {
       return { answer: present(this.failed(error, call.log), operation), replayed: false };
     }
-    if (!keyed) return { answer: present(await attempt(services), operation), replayed: false };
+    if (!keyed) {
+      const outcome = await attempt(services);
+      observeOutcome(call.operationId, outcome);
+      return { answer: present(outcome, operation), replayed: false };
+    }
     // Outside systems are read before the key's transaction, which holds a connection from its first statement.
     await prepare?.();
     const actor = call.principal!;
@@ -142,10 +147,17 @@ export class Pipeline {
       key: call.key!,
       fingerprint: fingerprintOf(operation, keyed.path, keyed.body),
     };
+    // What the use case decided, counted once the key's answer is (a replay decided nothing: it is counted as one).
+    let decided: Outcome<K> | undefined;
+    const decide = async (bound: Services) => present((decided = await attempt(bound)), operation);
     try {
-      if (effects[call.operationId] === 'read')
-        return await this.keys.runComputation(services, request, async () => present(await attempt(services), operation));
-      return await this.keys.run(services, request, async (bound) => present(await attempt(bound), operation));
+      const answered =
+        effects[call.operationId] === 'read'
+          ? await this.keys.runComputation(services, request, () => decide(services))
+          : await this.keys.run(services, request, decide);
+      if (answered.replayed) observeReplay(call.channel);
+      else if (decided) observeOutcome(call.operationId, decided);
+      return answered;
     } catch (error) {
       // The key's own refusals (409 in use, 422 reused) and a database that failed around the use case.
       return { answer: present(this.failed(error, call.log), operation), replayed: false };

@@ -39,6 +39,11 @@ export class ComputePool {
 
   constructor(private readonly options: ComputePoolOptions) {}
 
+  /** Computations admitted and waiting for a thread (the metrics' compute queue). */
+  get waiting(): number {
+    return Math.max(0, this.admitted - this.options.threads);
+  }
+
   async run<K extends TaskName>(task: K, input: ComputeTasks[K]['input']): Promise<Outcome<ComputeTasks[K]['value']>> {
     if (this.closed) throw new ProblemError('service-unavailable', 'This instance is shutting down; retry the request.', {}, 1000);
     if (this.admitted >= this.options.threads + this.options.queueLength) {

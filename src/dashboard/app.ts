@@ -98,7 +98,7 @@ export function createDashboardApp({ config, services, pipeline, logger, apiUrl 
   } as const;
 
   // The API's request logger (never headers, cookies, bodies or queries), its lines marked as the dashboard's.
-  app.use(requestLog(logger.child({ app: 'dashboard' })));
+  app.use(requestLog(logger.child({ app: 'dashboard' }), () => 'dashboard'));
   app.use((req, res, next) => {
     res.set({
       'Content-Security-Policy': CSP,

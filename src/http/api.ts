@@ -110,6 +110,7 @@ export async function createApiMiddleware(
       });
     }
     const operation = (at.operation = contract.operation(match.operation.operationId!));
+    state.route = operation.path;
     // Every answer here is JSON (problems too): a client that accepts neither gets a 406, itself in JSON.
     if (req.headers.accept && !req.accepts(['application/json', 'application/problem+json'])) {
       const errors = operation.operationId === TOKEN_OPERATION ? 'RFC 6749 application/json' : 'application/problem+json';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { activeMetrics } from '../observability/metrics.js';
 import type { Response } from 'express';
 import type { Quota } from '../counters/quota.js';
 import { problemReply, sendReply, setResponseHeader } from './reply.js';
@@ -52,6 +53,7 @@ export interface Refusal {
 
 /** A 429 answer: `Retry-After` and the IANA quota-exceeded problem naming the violated policy. */
 export function refuse(baseUrl: string, res: Response, refusal: Refusal): void {
+  activeMetrics()?.refusals.inc({ policy: refusal.policy });
   const problem = problemReply('quota-exceeded', baseUrl, {
     detail: refusal.detail,
     extensions: { 'violated-policies': [refusal.policy] },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { userAgentOf } from '../auth/authorize.js';
+import { activeMetrics, type Channel } from '../observability/metrics.js';
 import type { ApiRequestState, RequestInfo } from './request-state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -13,6 +14,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 class RequestState implements ApiRequestState {
   private child: Logger | undefined;
+  route: string | undefined = undefined;
   constructor(
     private readonly logger: Logger,
     readonly requestInfo: LazyRequestInfo,
@@ -50,7 +52,7 @@ class LazyRequestInfo implements RequestInfo {
  * whose per-request child logger, serializer wrapping and listeners cost every request, logged or not. Never logged:
  * headers (Authorization, cookies), bodies (secrets, passwords) or the query string.
  */
-export function requestLog(logger: Logger): RequestHandler {
+export function requestLog(logger: Logger, channelOf: (path: string) => Channel): RequestHandler {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -61,6 +63,12 @@ export function requestLog(logger: Logger): RequestHandler {
     const state = new RequestState(logger, new LazyRequestInfo(req, id));
     (res.locals as { api: ApiRequestState }).api = state;
     const done = (completed: boolean) => {
+      const metrics = activeMetrics();
+      if (metrics && completed) {
+        const channel = channelOf(req.path);
+        const route = state.route ?? (channel === 'graphql' || channel === 'mcp' ? req.path : expressRoute(req));
+        metrics.request(channel, req.method, route, res.statusCode, (performance.now() - started) / 1000);
+      }
       const line = {
         reqId: id,
         method: req.method,
@@ -76,4 +84,10 @@ export function requestLog(logger: Logger): RequestHandler {
     res.once('close', () => done(res.writableFinished));
     next();
   };
+}
+
+/** The express route a request matched, as a template (`/orders/:id` → `/orders/{id}`); undefined when none did. */
+function expressRoute(req: Request): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}`.replace(/[:*](\w+)/g, '{$1}') : undefined;
 }

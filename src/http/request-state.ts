@@ -12,4 +12,6 @@ export interface RequestInfo {
 export interface ApiRequestState {
   requestInfo: RequestInfo;
   log: Logger;
+  /** The route template the request matched, once a channel knows it (`/v1/orders/{id}`): the metrics' `http_route`. */
+  route: string | undefined;
 }

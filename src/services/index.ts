@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { CPU_POLICY, CPU_WINDOW_MS, CpuBudget } from '../compute/cpu-budget.js';
 import { AccountQuotas, QUOTA_WINDOW_MS, type QuotaName } from './quotas.js';
 import { ComputePool } from '../compute/pool.js';
+import { activeMetrics } from '../observability/metrics.js';
 import { loadDocument } from '../document.js';
 import { MemoryWindowCounter, type WindowCounter } from '../counters/window-counters.js';
 import { realBrokers, type BrokerFactory } from '../brokers/connection.js';
@@ -143,6 +144,7 @@ export async function createServices(
     queueLength: config.computeQueueLength,
     deadlineMs: config.requestTimeoutMs,
   });
+  const unobserveCompute = activeMetrics()?.sample('ias_compute_queue_length', () => [{ value: compute.waiting }]);
   const budget = new CpuBudget(counters.counter(CPU_POLICY, CPU_WINDOW_MS), config.cpuBudgetMsPerMinute);
   const quotaCounters = new Map(
     (Object.keys(config.accountQuotas) as QuotaName[]).map((name) => [name, counters.counter(`account-${name}`, QUOTA_WINDOW_MS)]),
@@ -192,7 +194,10 @@ export async function createServices(
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
       brokerSync: (rootSync ??= new BrokerSync(ctx, brokerConnections)),
-      close: () => compute.close(),
+      close: () => {
+        unobserveCompute?.();
+        return compute.close();
+      },
     };
   };
   return bind(new Store(db.kysely));

@@ -33,7 +33,8 @@ const db = await openDatabase({ ...data.open, poolSize: data.poolSize });
 // Its connections open before the service says ready, not under the first requests (nothing here can fail for
 // good: a database not answering yet is the worker's to retry, turn after turn).
 await db.warm().catch((error: unknown) => logger.warn({ err: error }, 'the webhook thread could not open its connections yet'));
-const worker = new WebhookWorker(db.kysely, systemClock, data.options, logger);
+// Its attempts are counted by the parent, whose metrics the scraper reads (this thread records none of its own).
+const worker = new WebhookWorker(db.kysely, systemClock, data.options, logger, (attempt) => parentPort!.postMessage({ attempt }));
 worker.start();
 logger.debug({ lowered, nice: data.nice }, 'webhook thread started');
 parentPort!.postMessage({ started: true });

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Db, OpenOptions } from '../../db/connect.js';
-import type { WebhookWorkerOptions } from './worker.js';
+import { recordAttempt, type AttemptObserved, type WebhookWorkerOptions } from './worker.js';
 
 /** What the webhook thread is started with (structured-cloned into it). */
 export interface ThreadData {
@@ -52,7 +52,10 @@ export class WebhookThread {
     const worker = new Worker(THREAD_FILE, { workerData: this.data });
     this.worker = worker;
     const started = new Promise<void>((resolve) => {
-      worker.on('message', (message: { started?: true }) => message.started && resolve());
+      worker.on('message', (message: { started?: true; attempt?: AttemptObserved }) => {
+        if (message.attempt) recordAttempt(message.attempt);
+        else if (message.started) resolve();
+      });
       worker.once('exit', () => resolve());
     });
     worker.on('error', (error) => this.logger.error({ err: error }, 'the webhook thread failed'));

@@ -5,7 +5,8 @@ import type { Clock } from '../clock.js';
 import { claim, dispatch, prune, type Claimed } from '../services/webhooks/queue.js';
 import { settle, type AttemptOutcome } from '../services/webhooks/settle.js';
 import { sign } from '../services/webhooks/signing.js';
-import { WebhookSender } from './sender.js';
+import { activeMetrics } from '../observability/metrics.js';
+import { WebhookSender, type SendResult } from './sender.js';
 
 export interface WebhookWorkerOptions {
   /** Delays before each retry after the first attempt (WEBHOOK_RETRY_SCHEDULE). */
@@ -58,6 +59,8 @@ export class WebhookWorker {
     private readonly clock: Clock,
     private readonly options: WebhookWorkerOptions,
     private readonly logger?: Logger,
+    /** Told of each attempt (the metrics'; a thread's worker tells its parent, which records them: threaded.ts). */
+    private readonly observe: (attempt: AttemptObserved) => void = recordAttempt,
   ) {
     this.sender = options.sender ?? new WebhookSender(options.allowPrivateNetworks);
   }
@@ -143,6 +146,7 @@ export class WebhookWorker {
     const headers = sign(secrets, delivery.event_id, Math.floor(at.getTime() / 1000), body);
     const sending = this.sender.send(delivery.url, { ...headers }, body).then((result) => {
       this.outcomes.push({ delivery, at, ...result });
+      this.observe(observed(result, delivery, this.clock.now()));
       this.inFlight.delete(sending);
       // The next turn writes the result, and fills the place that came free without waiting for the next poll.
       this.schedule(Math.min(BUSY_TURN_MS, this.options.pollMs));
@@ -172,4 +176,24 @@ export class WebhookWorker {
         });
     }
   }
+}
+
+/** What the metrics count of one attempt: its outcome, and for a success how long after its event it arrived. */
+export interface AttemptObserved {
+  outcome: 'success' | 'failure' | 'timeout' | 'error';
+  lagSeconds?: number;
+}
+
+function observed(result: SendResult, delivery: Claimed, now: Date): AttemptObserved {
+  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300)
+    return { outcome: 'success', lagSeconds: Math.max(0, (now.getTime() - new Date(delivery.created_at).getTime()) / 1000) };
+  return { outcome: result.statusCode !== null ? 'failure' : result.timedOut ? 'timeout' : 'error' };
+}
+
+/** Records an attempt in this thread's metrics (when it records any). */
+export function recordAttempt(attempt: AttemptObserved): void {
+  const metrics = activeMetrics();
+  if (!metrics) return;
+  metrics.webhookAttempts.inc({ outcome: attempt.outcome });
+  if (attempt.lagSeconds !== undefined) metrics.webhookLag.observe(attempt.lagSeconds);
 }

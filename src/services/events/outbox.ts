@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { activeMetrics } from '../../observability/metrics.js';
 import type { EventsTable } from '../../../db/tables/events.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../store.js';
@@ -41,6 +42,8 @@ export interface NewEvent {
  */
 export function eventRows(events: NewEvent[]): Insertable<EventsTable>[] {
   const now = Date.now();
+  const metrics = activeMetrics();
+  if (metrics) for (const event of events) metrics.events.inc({ type: event.type });
   return events.map((event) => ({
     id: newId('evt', now),
     account_id: event.accountId,

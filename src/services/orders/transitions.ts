@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { activeMetrics } from '../../observability/metrics.js';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import type { SubmitRequest } from '../../brokers/port.js';
 import { ProblemError } from '../../problems.js';
@@ -122,7 +123,10 @@ export async function record(
     }),
   );
   let from: string = row.status;
+  // Counted as written: a transaction that rolls back after it (rare: a failure) is counted too.
+  const metrics = activeMetrics();
   steps.forEach((step, i) => {
+    metrics?.transitions.inc({ from: i === 0 ? row.status : steps[i - 1]!.to, to: step.to });
     Object.assign(values, {
       [`e${i}_from`]: from,
       [`e${i}_to`]: step.to,
