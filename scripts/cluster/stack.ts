@@ -112,7 +112,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ]).flat(),
     ),
   };
-  ensurePackages({ haproxy: 'haproxy', pgbouncer: 'pgbouncer', 'redis-server': 'redis-server' });
+  ensurePackages({ haproxy: 'haproxy', pgbouncer: 'pgbouncer' });
   await ensureFree(ports);
   for (const dir of [options.runDir, options.logDir, options.dataDir]) mkdirSync(dir, { recursive: true });
   chmodSync(options.runDir, 0o755); // PgBouncer and HAProxy reach their own folders in it as their own accounts

@@ -85,6 +85,7 @@ async function redisAnswers(url: string): Promise<boolean> {
 /** Redis at `url`, or a redis-server of this cluster's own on that port (no persistence) when none answers there. */
 export async function ensureRedis(url: string, logFile: string): Promise<Managed | undefined> {
   if (await redisAnswers(url)) return undefined;
+  ensurePackages({ 'redis-server': 'redis-server' });
   const { hostname, port } = new URL(url);
   log(`Redis is not answering at ${url}; starting one for the cluster`);
   const redis = new Managed('redis', {
