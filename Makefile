@@ -13,7 +13,7 @@ EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/bearer-tokens.test.ts test/h
   test/http/events.test.ts test/http/webhooks-deliveries.test.ts test/http/webhooks-instances.test.ts \
   test/pipeline/idempotency-keys.test.ts test/http/order-previews.test.ts
 
-.PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz clean
+.PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz cluster cluster-test clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -115,6 +115,18 @@ fuzz-schemathesis:
 # `make test`; weekly in CI (.github/workflows/mutation.yml).
 mutation: install
 	node scripts/mutation.mjs
+
+# The production layout on this machine, in the foreground (docs/operations.md, "The cluster"): PostgreSQL and Redis as
+# the machine has them, PgBouncer, three instances of the compiled service and HAProxy (Debian's packages, installed
+# when missing), serving on CLUSTER_PORT (8080); Ctrl-C stops everything. scripts/cluster.ts.
+cluster: build
+	node --import tsx scripts/cluster.ts
+
+# Starts that cluster (on a port of its own unless CLUSTER_PORT is set, and a database it drops), drives mixed
+# traffic through HAProxy while each instance restarts in turn, prints `N requests, M failed` and its checks (limits
+# exact through the proxy, each keyed effect once, each webhook once); fails on any failure. scripts/cluster-test.ts.
+cluster-test: build
+	node --import tsx scripts/cluster-test.ts
 
 clean:
 	rm -rf dist .data

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery, type KyselyConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import { DEFAULT_PREPARED_STATEMENTS, guardedPool, type GuardOptions } from './guarded-pool.js';
+import { lockMigrations, TransactionLockAdapter } from './migration-lock.js';
 import { migrations } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -97,6 +98,13 @@ export interface DatabaseTimeouts {
   idleInTransactionMs: number;
 }
 
+/** Kysely's PostgreSQL dialect with the migration lock held for a transaction, not a session (migration-lock.ts). */
+class ServiceDialect extends PostgresDialect {
+  override createAdapter() {
+    return new TransactionLockAdapter();
+  }
+}
+
 function logger(onQuery: ((sql: string) => void) | undefined): KyselyConfig['log'] {
   return onQuery ? (event) => onQuery(event.query.sql) : undefined;
 }
@@ -129,7 +137,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       preparedStatements: options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS,
     };
     const guarded = guardedPool(pool, guardOptions);
-    const dialect = new PostgresDialect({ pool: guarded });
+    const dialect = new ServiceDialect({ pool: guarded });
     const kysely = new Kysely<Database>({ dialect, log: logger(options.onQuery) });
     const size = options.poolSize ?? 10;
     const warm = async (statements: CompiledQuery[] = []) => {
@@ -178,9 +186,32 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
   };
 }
 
+/**
+ * Runs the pending migrations, all of them in one transaction that first takes the migrations' lock (migration-lock.ts):
+ * one server session from BEGIN to COMMIT, also behind a transaction-pooling PgBouncer, and nothing left locked when
+ * a migration fails. Processes starting together wait for each other; the second finds nothing left to do.
+ */
 export async function migrateToLatest(kysely: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db: kysely, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await kysely.connection().execute(async (db) => {
+    await sql`begin`.execute(db);
+    let committed = false;
+    try {
+      await lockMigrations(db);
+      // Kysely's own transaction would take its lock outside it; this one is already open (and holds the lock).
+      const outcome = await new Migrator({
+        db,
+        provider: { getMigrations: async () => migrations },
+        disableTransactions: true,
+      }).migrateToLatest();
+      if (!outcome.error) {
+        await sql`commit`.execute(db);
+        committed = true;
+      }
+      return outcome;
+    } finally {
+      if (!committed) await sql`rollback`.execute(db).catch(() => undefined);
+    }
+  });
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? ''} failed: ${(error as Error).message}`);

@@ -1,7 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
-  PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
@@ -11,6 +10,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { TransactionLockAdapter } from './migration-lock.js';
 
 /**
  * PGlite is a single session: two transactions that interleave on it corrupt each other. This driver hands out its
@@ -92,7 +92,7 @@ export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}
 
   createAdapter() {
-    return new PostgresAdapter();
+    return new TransactionLockAdapter();
   }
 
   createDriver(): Driver {

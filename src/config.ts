@@ -63,6 +63,8 @@ export interface Config {
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** On SIGTERM, how long /readyz says 503 while the listeners still accept (a load balancer takes it out), before the drain. */
+  shutdownDelayMs: number;
   tokenTtlSeconds: number;
   /** PKCS#8 PEM of an Ed25519 or P-256 key; when absent a key is generated once and kept in the database. */
   signingKeyPem: string | undefined;
@@ -116,10 +118,7 @@ export interface WebhooksConfig {
   perAccount: number;
   /** Whether this instance delivers at all (an instance that does not leaves it to the others on the database). */
   deliver: boolean;
-  /**
-   * On PostgreSQL, deliveries run on a worker thread of their own at a lower CPU priority (WEBHOOK_THREAD, default
-   * true); false keeps them on the main thread, as on the embedded database (which lives in the main thread).
-   */
+  /** On PostgreSQL, deliveries run on a worker thread of their own at a lower CPU priority (WEBHOOK_THREAD); false: on the main thread. */
   thread: boolean;
 }
 
@@ -188,6 +187,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 100 * 1024, 1024, 10 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     tokenTtlSeconds: 3600,
     signingKeyPem,
     bcryptCost: integer(env, 'BCRYPT_COST', 10, 4, 15),

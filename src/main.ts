@@ -69,7 +69,8 @@ function onSignals(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<voi
   }
 }
 
-/** What a cluster primary and its workers say to each other while stopping (the first phase of a drain). */
+/** What a cluster primary and its workers say to each other while stopping (the phases of a drain). */
+const UNREADY = 'ias:unready';
 const STOP_ACCEPTING = 'ias:stop-accepting';
 const STOPPED_ACCEPTING = 'ias:stopped-accepting';
 const isMessage = (message: unknown, kind: string) => (message as { ias?: unknown } | null)?.ias === kind;
@@ -78,6 +79,18 @@ function printDemo(config: Config, credentials: DemoCredentials, dashboardUrl: s
   process.stdout.write(
     demoBanner(credentials, { api: config.baseUrl, dashboard: dashboardUrl, file: join(config.dataDir, DEMO_CREDENTIALS_FILE) }),
   );
+}
+
+/**
+ * SHUTDOWN_DELAY_MS: readiness turns 503 (`unready`) while the listeners keep accepting and serving, for that long,
+ * so that a load balancer's health checks take the instance out of rotation before its port closes; no new request
+ * then meets a refused connection or a reset from the listen queue. Nothing when it is 0 (the drain starts at once).
+ */
+async function unreadyFor(config: Config, logger: Logger, signal: NodeJS.Signals, unready: () => void): Promise<void> {
+  if (config.shutdownDelayMs === 0) return;
+  unready();
+  logger.info({ signal, delayMs: config.shutdownDelayMs }, 'not ready; still accepting until load balancers notice');
+  await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
 }
 
 /** One process serving the API: migrations, the demo seed when asked, then requests until a signal drains it. */
@@ -97,6 +110,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
   if (cluster.isWorker) {
     // Closing the listeners sends the primary their removal over the IPC channel; the reply follows on the same channel.
     process.on('message', (message) => {
+      if (isMessage(message, UNREADY)) running.services.meta.setAccepting(false);
       if (!isMessage(message, STOP_ACCEPTING)) return;
       running.stopAccepting();
       process.send?.({ ias: STOPPED_ACCEPTING });
@@ -104,6 +118,8 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
   }
   // The handlers are in place before anything announces the service: whoever reads "serving" may signal at once.
   onSignals(logger, async (signal) => {
+    // A cluster's primary waits SHUTDOWN_DELAY_MS for its workers (supervise), before it signals them.
+    if (!cluster.isWorker) await unreadyFor(config, logger, signal, () => running.services.meta.setAccepting(false));
     logger.info({ signal }, 'draining in-flight requests');
     const { forced } = await running.drain();
     if (forced) logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timeout reached; open connections were closed');
@@ -175,8 +191,9 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
   if (config.metrics) await serveMetrics(config.metrics.port, config.metrics.host, 'cluster');
   onSignals(logger, async (signal) => {
     stopping = true;
-    logger.info({ signal }, 'draining every worker');
     const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+    await unreadyFor(config, logger, signal, () => workers.forEach((worker) => worker.isConnected() && worker.send({ ias: UNREADY })));
+    logger.info({ signal }, 'draining every worker');
     await stopAcceptingEverywhere(workers, Math.min(2000, config.shutdownTimeoutMs));
     await Promise.all(
       workers.map(
