@@ -15,12 +15,13 @@
 // Prints the attacker's answers, the CPU each side used (the machine is shared: what else ran shows as "the rest") and
 // the read's p50/p99, then a JSON line; exits 1 when a target is missed (or on an error, the database dropped and the
 // service stopped either way). QUOTA_TRACE=file writes every read's latency and the service's log lines of the 201s
-// and reads; QUOTA_PROFILE=1 runs the service with --cpu-prof (.profile/).
+// and reads; QUOTA_PROFILE=1 runs the service with --cpu-prof (.profile/); QUOTA_ATTACKER_NICE=19 runs the attacker
+// at the lowest CPU priority (an attacker elsewhere takes none of the service's cores; here it takes up to one of two).
 // Usage: npm run bench:quota   (PostgreSQL at BENCH_DATABASE_URL, default the local server)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, setPriority } from 'node:os';
 import http from 'node:http';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
 import { loadConfig } from '../src/config.js';
@@ -32,6 +33,7 @@ const QUIET_SECONDS = Number(process.env.QUOTA_QUIET_SECONDS ?? 15);
 const READS_PER_SECOND = Number(process.env.READS_PER_SECOND ?? 20);
 const CLIENTS = Number(process.env.QUOTA_CLIENTS ?? 2);
 const CONNECTIONS = Number(process.env.QUOTA_CONNECTIONS ?? 2);
+const ATTACKER_NICE = Number(process.env.QUOTA_ATTACKER_NICE ?? 0);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A file for every read's phase, start (ms into it) and latency, and the service's log lines of 201s and reads. */
 const TRACE = process.env.QUOTA_TRACE;
@@ -199,6 +201,7 @@ try {
       },
     });
     track(child);
+    setPriority(child.pid!, ATTACKER_NICE);
     await new Promise((resolve) => child.once('message', resolve)); // started
     const attacker0 = cpuMs(child.pid!);
     const { times, cores } = await reads(FLOOD_SECONDS, `F${phase + 1}`);
@@ -240,10 +243,14 @@ try {
     readStatuses,
     loadAverage: loadavg(),
   };
-  /** CPU in cores: the service's, the attacker's, the bench's, and what was left of the machine's (PostgreSQL, Redis, others). */
-  const usage = ({ machine, service, bench, attacker = 0 }: { machine: number; service: number; bench: number; attacker?: number }) =>
-    `CPU (cores of ${cpus().length}): service ${service.toFixed(2)}, ${attacker ? `attacker ${attacker.toFixed(2)}, ` : ''}` +
-    `bench ${bench.toFixed(2)}, the rest ${(machine - service - bench - attacker).toFixed(2)} (PostgreSQL, Redis, other processes)`;
+  /** CPU in cores: the service's, the attacker's, this bench's, and the rest of the machine's. */
+  type Cores = { machine: number; service: number; bench: number; attacker?: number };
+  /** What the machine spent beyond this bench's processes: PostgreSQL and Redis for both sides, and whatever else ran. */
+  const rest = ({ machine, service, bench, attacker = 0 }: Cores) => machine - service - bench - attacker;
+  const usage = (cores: Cores) =>
+    `CPU (cores of ${cpus().length}): service ${cores.service.toFixed(2)}, ` +
+    `${cores.attacker ? `attacker ${cores.attacker.toFixed(2)}, ` : ''}bench ${cores.bench.toFixed(2)}, ` +
+    `the rest ${rest(cores).toFixed(2)} (PostgreSQL, Redis, other processes)`;
   result.floods.forEach(({ attacker: a, cores, serviceUsPerRequest }, i) => {
     console.log(
       `flood ${i + 1}: ${a.sent} idea generations in ${a.seconds.toFixed(1)} s: ${a.accepted} accepted, ${a.refused} 429, ` +
@@ -261,9 +268,12 @@ try {
   if (result.floodP99Ms > TARGET.p99Ms) failed.push(`read p99 ${result.floodP99Ms.toFixed(1)} ms > ${TARGET.p99Ms} ms`);
   if (result.ratio > TARGET.ratio) failed.push(`read p99 ${result.ratio.toFixed(2)}× quiet > ${TARGET.ratio}×`);
   if (Object.keys(readStatuses).length) failed.push(`reads answered other than 200: ${JSON.stringify(readStatuses)}`);
+  // Past a third of a core in a phase, something else competed for the cores: the run is not comparable.
+  const others = Math.max(...[q1, f1, f2, q2].map(({ cores }) => rest(cores)));
+  if (others > 0.33) console.log(`note: other work took up to ${others.toFixed(2)} cores in a phase: not a comparable run`);
   for (const line of warnings) console.log(`service: ${line}`);
   console.log(failed.length ? `MISSED: ${failed.join('; ')}` : 'met: every target');
-  console.log(JSON.stringify({ ...result, met: failed.length === 0, missed: failed }));
+  console.log(JSON.stringify({ ...result, restMaxCores: others, met: failed.length === 0, missed: failed }));
 } catch (error) {
   failed = [String(error)];
   console.error(error);
