@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, setPriority } from 'node:os';
 import http from 'node:http';
+import { createClient } from 'redis';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services/index.js';
@@ -54,6 +55,7 @@ const percentile = (values: number[], p: number) =>
 
 const database = await benchDatabase();
 const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', BCRYPT_COST: '4', DASHBOARD_PORT: '0' });
+const redisPrefix = `ias:bench-quota:${randomBytes(4).toString('hex')}:`;
 let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
 let service: Awaited<ReturnType<typeof startService>> | undefined;
 let cleaned: Promise<void> | undefined;
@@ -62,6 +64,13 @@ const cleanUp = () =>
     await service?.stop();
     await db?.close();
     await database.drop();
+    // The counters this run left in Redis (the addresses a client got tokens from are kept a day).
+    if (REDIS_URL !== 'none') {
+      const redis = createClient({ url: REDIS_URL });
+      await redis.connect();
+      for await (const keys of redis.scanIterator({ MATCH: `${redisPrefix}*`, COUNT: 1000 })) if (keys.length) await redis.del(keys);
+      await redis.close();
+    }
   })());
 // Interrupted (^C): the same clean-up as at the end.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
@@ -80,9 +89,7 @@ try {
       TOKEN_RATE_LIMIT_PER_MINUTE: String(config.tokenRateLimitPerMinute),
       ACCOUNT_IDEAS_PER_MINUTE: String(config.accountQuotas.ideas),
       TRUST_PROXY: 'false',
-      ...(REDIS_URL === 'none'
-        ? { REDIS_URL: '' }
-        : { REDIS_URL, RATE_LIMIT_REDIS_PREFIX: `ias:bench-quota:${randomBytes(4).toString('hex')}:` }),
+      ...(REDIS_URL === 'none' ? { REDIS_URL: '' } : { REDIS_URL, RATE_LIMIT_REDIS_PREFIX: redisPrefix }),
     },
     profile,
   );
