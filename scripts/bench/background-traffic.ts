@@ -3,12 +3,15 @@
 // ids that never repeat (PHASE keeps them apart from one phase to the next); KIND=paced, cheap requests (GET of an
 // unknown path, 404) at PER_SECOND; KIND=graphql-feasibility, GraphQL documents of ALIASES heavy goalFeasibility
 // fields at PER_SECOND; KIND=mcp-feasibility, CALLS heavy evaluateGoalFeasibility tool calls at a time, each its own
-// request, again as soon as all are answered (the last two with the bearer TOKEN). Says 'started' over IPC; on 'stop'
-// it finishes what it sent and reports it. It exits with the bench, however that ends.
+// request, again as soon as all are answered (the last two with the bearer TOKEN); KIND=ideas (scripts/bench-quota-
+// flood.ts), one account's idea generations: CONNECTIONS connections from each of ADDRESSES (local addresses, comma-
+// separated, an agent each), back to back, taking turns over TOKENS (its clients' bearer tokens, comma-separated), a
+// 429 counted with the policy it names. Says 'started' over IPC; on 'stop' it finishes what it sent and reports it.
+// It exits with the bench, however that ends.
 import http from 'node:http';
 import { request } from './support.js';
 
-const { URL: url, KIND: kind, CONNECTIONS, PER_SECOND, PHASE, TOKEN, ALIASES, CALLS } = process.env;
+const { URL: url, KIND: kind, CONNECTIONS, PER_SECOND, PHASE, TOKEN, TOKENS, ADDRESSES, ALIASES, CALLS } = process.env;
 const connections = Number(CONNECTIONS ?? 32);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(1, connections) });
 const statuses: Record<string, number> = {};
@@ -118,6 +121,32 @@ if (kind === 'flood') {
         await Promise.all(Array.from({ length: Number(CALLS) }, (_, i) => call(batch * Number(CALLS) + i)));
     })(),
   );
+} else if (kind === 'ideas') {
+  const tokens = TOKENS!.split(',');
+  const body = JSON.stringify({ mode: 'invest_cash', market: 'US' });
+  const policy = (problem: string) => {
+    try {
+      return (JSON.parse(problem) as { 'violated-policies'?: string[] })['violated-policies']?.join(',') ?? '?';
+    } catch {
+      return '?';
+    }
+  };
+  let turn = 0;
+  for (const localAddress of ADDRESSES!.split(',')) {
+    const own = new http.Agent({ keepAlive: true, maxSockets: connections, localAddress });
+    for (let c = 0; c < connections; c++)
+      pending.push(
+        (async () => {
+          while (running) {
+            const headers = { authorization: `Bearer ${tokens[turn++ % tokens.length]}`, 'content-type': 'application/json' };
+            await request(`${url}/v1/ideas/generate`, { method: 'POST', headers, body, agent: own }).then(
+              (response) => count(response.status === 429 ? `429 ${policy(response.body)}` : response.status),
+              () => count('error'),
+            );
+          }
+        })(),
+      );
+  }
 } else if (Number(PER_SECOND) > 0) {
   const timer = setInterval(() => pending.push(send('/v1/unknown', {})), 1000 / Number(PER_SECOND));
   void stopped.then(() => clearInterval(timer));

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/api.js';
 import type { Actor } from '../../auth/authorize.js';
+import { paperAccountTransaction } from '../account-turns.js';
 import { ProblemError } from '../../problems.js';
 import { readSnapshot, type AccountSnapshot } from '../account-snapshot.js';
 import type { ServiceContext } from '../context.js';
@@ -42,7 +43,8 @@ export class IdeaService {
    * ideas of the same mode (cancelled in the same statement, each event naming the new idea), and the orders other
    * modes still propose hold back their buys' cash and their sells' quantities, so the buys pending together never
    * exceed the idle cash (a buy of this idea may also spend what this idea's own sells bring). It runs under the
-   * paper-account lock approvals take, so concurrent generations and approvals see each other. No idea when there is
+   * paper-account lock approvals take, so concurrent generations and approvals see each other (this process's
+   * generations of one account wait for it one at a time, without a connection: account-turns.ts). No idea when there is
    * nothing to do; the notes say why. The assistant is asked before the lock, on the same reading of the account.
    */
   async generate(actor: Actor<'generateIdeas'>, request: GenerateIdeasRequest): Promise<Generated> {
@@ -63,7 +65,7 @@ export class IdeaService {
       : undefined;
     if (broker) {
       prices = broker.prices;
-      await store.transaction(async (trx) => {
+      await paperAccountTransaction(store, actor.accountId, async (trx) => {
         await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
         await mirrorBooks(trx, actor.accountId, broker.account, broker.positions, clock.now());
       });
@@ -89,7 +91,9 @@ export class IdeaService {
       asked = await askAssistant(assistant, { market: request.market, state, priceOf, policy, prices, instructions: request.instructions });
     }
 
-    return store.transaction(async (trx) => {
+    // In the account's turn (account-turns.ts): a burst of one account's generations waits for the lock without
+    // holding the connections every account's requests need.
+    return paperAccountTransaction(store, actor.accountId, async (trx) => {
       await lockPaperAccount(trx, actor.accountId, config.paperStartingCash);
       const snapshot = await read(trx);
       const policy = policyOf(snapshot);
