@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
-import type { RateLimitStores } from '../http/rate-limits.js';
 import type { Metrics, Sample } from './metrics.js';
 
 /** Counts past this are reported as this: a scrape never counts a table without bound. */
@@ -12,7 +11,7 @@ const COUNT_CAP = 100_000;
  * level, webhook deliveries pending, events not yet turned into deliveries. Answers the function that takes them
  * away again (a server's drain), so a stopped server's pool is never read.
  */
-export function observeServer(metrics: Metrics, db: Db, stores: RateLimitStores): () => void {
+export function observeServer(metrics: Metrics, db: Db, stores: { state(): 'ok' | 'fail' | undefined }): () => void {
   const removers: (() => void)[] = [];
   const add = (name: string, read: Sample) => removers.push(metrics.sample(name, read));
   const pool = db.pool;
