@@ -30,6 +30,8 @@ export interface ManagedOptions {
   log: string;
   /** Run as this account (when this process is root). */
   as?: Account;
+  /** Its working directory (one that account can enter: HAProxy returns to it after reading its configuration). */
+  cwd?: string;
   /** Signal that stops it gracefully (SIGTERM unless said), and how long to wait before SIGKILL. */
   stopSignal?: NodeJS.Signals;
   stopTimeoutMs?: number;
@@ -55,6 +57,7 @@ export class Managed {
     const out = openSync(options.log, 'a');
     this.child = spawn(options.command, options.args, {
       env: options.env ?? process.env,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ['ignore', out, out],
       detached: true,
       ...(options.as && isRoot() ? { uid: options.as.uid, gid: options.as.gid } : {}),

@@ -1,6 +1,6 @@
 // HAProxy for `make cluster`: deploy/haproxy.cfg as it stands, its addresses given in the environment, run in the
 // foreground as the haproxy account when this is root; its state read from its runtime API (a unix socket).
-import { chownSync, mkdirSync } from 'node:fs';
+import { chownSync, copyFileSync, mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { account, answers, isRoot, Managed, waitFor } from './processes.js';
@@ -43,6 +43,11 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
   mkdirSync(options.dir, { recursive: true });
   if (runAs) chownSync(options.dir, runAs.uid, runAs.gid);
   const socket = join(options.dir, 'admin.sock');
+  // A copy in its own directory: the checkout may be one the haproxy account cannot read (a CI clone under a
+  // mkdtemp directory, mode 0700, was refused: "Cannot open configuration file").
+  const config = join(options.dir, 'haproxy.cfg');
+  copyFileSync('deploy/haproxy.cfg', config);
+  if (runAs) chownSync(config, runAs.uid, runAs.gid);
   const env: Record<string, string> = {
     IAS_API_BIND: `:${options.apiPort}`,
     IAS_DASHBOARD_BIND: `:${options.dashboardPort}`,
@@ -56,7 +61,8 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
   const haproxy = new Managed('haproxy', {
     command: 'haproxy',
     // -db: in the foreground, no daemon; the checks' state starts DOWN until two answers say ready.
-    args: ['-db', '-f', 'deploy/haproxy.cfg'],
+    args: ['-db', '-f', config],
+    cwd: options.dir,
     env: { ...process.env, ...env },
     log: options.log,
     as: runAs,
