@@ -27,7 +27,7 @@ import { createClient } from 'redis';
 import { migrateToLatest, openDatabase } from '../db/connect.js';
 import { loadConfig } from '../src/config.js';
 import { createServices } from '../src/services/index.js';
-import { benchDatabase, cpuMs, request, startService, token, track } from './bench/support.js';
+import { benchDatabase, cpuMs, holderPolicy, request, startService, token, track } from './bench/support.js';
 
 const FLOOD_SECONDS = Number(process.env.QUOTA_FLOOD_SECONDS ?? 15);
 const QUIET_SECONDS = Number(process.env.QUOTA_QUIET_SECONDS ?? 15);
@@ -126,20 +126,12 @@ try {
     }
     if (policy) {
       const disclosure = await call('GET', '/v1/disclosures/current', tokens[0]!);
-      await call('POST', '/v1/policies', tokens[0]!, {
-        limits: {
-          max_order_notional: 50_000,
-          max_position_weight: 0.8,
-          max_daily_notional: 500_000,
-          max_daily_loss: 50_000,
-          allowed_markets: ['US'],
-        },
-        target_allocation: [
-          { symbol: 'VTI', weight: 0.6 },
-          { symbol: 'BND', weight: 0.4 },
-        ],
-        consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Bench Holder' },
-      });
+      await call(
+        'POST',
+        '/v1/policies',
+        tokens[0]!,
+        holderPolicy(disclosure.version, 'Bench Holder', { max_position_weight: 0.8, max_daily_notional: 500_000 }),
+      );
     }
     return tokens;
   };

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { approvalsRun, type ApprovalsRun } from './approvals.js';
 import { fixed, log, type Bench } from './context.js';
 import type { Latencies } from './load.js';
-import { request, type Service } from './support.js';
+import { holderPolicy, request, type Service } from './support.js';
 import { webhooksRun } from './webhooks.js';
 
 export async function approvalsCase(bench: Bench, single: Service, auth: Record<string, string>): Promise<void> {
@@ -15,20 +15,7 @@ export async function approvalsCase(bench: Bench, single: Service, auth: Record<
     const current = await request(`${single.url}/v1/disclosures/current`, { headers: auth });
     if (current.status !== 200) throw new Error(`disclosure: ${current.status} ${current.body}`);
     const disclosure = JSON.parse(current.body) as { version: number };
-    return {
-      limits: {
-        max_order_notional: 50_000,
-        max_position_weight: 0.9,
-        max_daily_notional: 1_000_000,
-        max_daily_loss: 50_000,
-        allowed_markets: ['US'],
-      },
-      target_allocation: [
-        { symbol: 'VTI', weight: 0.6 },
-        { symbol: 'BND', weight: 0.4 },
-      ],
-      consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Bench Holder' },
-    };
+    return holderPolicy(disclosure.version);
   };
   const runs: ApprovalsRun[] = [];
   for (let run = 1; run <= RUNS; run++) {

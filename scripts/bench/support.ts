@@ -208,3 +208,25 @@ export async function backendCpu(db: Db, database: string): Promise<Map<number, 
   }
   return cpu;
 }
+
+/**
+ * The investment policy a bench's or the cluster test's holder signs (US; VTI 60 %, BND 40 %), with limits a run does
+ * not meet unless told otherwise (`limits`), consenting to the disclosure in force (`disclosureVersion`).
+ */
+export function holderPolicy(disclosureVersion: unknown, signer = 'Bench Holder', limits: Record<string, unknown> = {}) {
+  return {
+    limits: {
+      max_order_notional: 50_000,
+      max_position_weight: 0.9,
+      max_daily_notional: 1_000_000,
+      max_daily_loss: 50_000,
+      allowed_markets: ['US'],
+      ...limits,
+    },
+    target_allocation: [
+      { symbol: 'VTI', weight: 0.6 },
+      { symbol: 'BND', weight: 0.4 },
+    ],
+    consent: { disclosure_version: disclosureVersion, accepted: true, signer_name: signer },
+  };
+}

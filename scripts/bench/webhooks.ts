@@ -16,7 +16,7 @@ import { storeIdea } from '../../src/services/orders/propose.js';
 import { WebhookEndpoints } from '../../src/services/webhooks/endpoints.js';
 import { systemClock } from '../../src/clock.js';
 import { fixedRate, percentile, type Latencies } from './load.js';
-import { backendCpu, cpuMs, request, startService, track, type Service } from './support.js';
+import { backendCpu, cpuMs, holderPolicy, request, startService, track, type Service } from './support.js';
 import type { Trader } from './approvals.js';
 
 export interface WebhooksRun {
@@ -82,20 +82,7 @@ export async function webhooksRun(
       (await request(`${service.url}/v1/disclosures/current`, { headers: { Authorization: `Bearer ${(await newTrader(service)).token}` } }))
         .body,
     ) as { version: string };
-    const body = JSON.stringify({
-      limits: {
-        max_order_notional: 50_000,
-        max_position_weight: 0.9,
-        max_daily_notional: 1_000_000,
-        max_daily_loss: 50_000,
-        allowed_markets: ['US'],
-      },
-      target_allocation: [
-        { symbol: 'VTI', weight: 0.6 },
-        { symbol: 'BND', weight: 0.4 },
-      ],
-      consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Bench Holder' },
-    });
+    const body = JSON.stringify(holderPolicy(disclosure.version));
     const traders: (Trader & { orders: string[] })[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
       const trader = await newTrader(service);

@@ -9,7 +9,7 @@ import type { Services } from '../../src/services/index.js';
 import { SimulatedPriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
-import { request } from '../bench/support.js';
+import { holderPolicy, request } from '../bench/support.js';
 
 export interface Trader {
   accountId: string;
@@ -58,20 +58,7 @@ export async function prepareTraders(
       const policy = await request(`${url}/v1/policies`, {
         method: 'POST',
         headers: auth,
-        body: JSON.stringify({
-          limits: {
-            max_order_notional: 50_000,
-            max_position_weight: 0.8,
-            max_daily_notional: 500_000,
-            max_daily_loss: 50_000,
-            allowed_markets: ['US'],
-          },
-          target_allocation: [
-            { symbol: 'VTI', weight: 0.6 },
-            { symbol: 'BND', weight: 0.4 },
-          ],
-          consent: { disclosure_version: disclosure.version, accepted: true, signer_name: 'Cluster Test' },
-        }),
+        body: JSON.stringify(holderPolicy(disclosure.version, 'Cluster Test', { max_position_weight: 0.8, max_daily_notional: 500_000 })),
       });
       if (policy.status !== 201) throw new Error(`policy: ${policy.status} ${policy.body}`);
       // Small distinct quantities (a tenth of a share): cash stays ample, and no two approvals are alike.
