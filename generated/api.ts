@@ -3569,7 +3569,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A rate limit was exceeded. */
+        /**
+         * @description A rate limit was exceeded; retry after `Retry-After` seconds. Refusals are answered at once, up to
+         *     `REFUSAL_PACE_PER_SECOND` (10) a second per client address; a client that keeps sending past a
+         *     limit without waiting has each further refusal held for its turn (at most 2 seconds) before it is
+         *     answered, so that refusing it never slows other clients.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

@@ -10,6 +10,7 @@ import { bodyReadProblem, MALFORMED_PATH } from './http/body.js';
 import { closeUnreadBodies, readBodyLimited } from './http/body-limit.js';
 import { docsRouter } from './http/docs.js';
 import { rateLimits, type RateLimitStores } from './http/rate-limits.js';
+import { RefusalPacing } from './http/refusal-pacing.js';
 import { requestLog } from './http/request-log.js';
 import { oauthErrorReply, problemReply, sendReply, tokenEndpointReply } from './http/reply.js';
 import { mcpDocsPage } from './mcp/docs.js';
@@ -36,6 +37,8 @@ export async function createApp(
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
+  // Refusals past a client address's pace are held (refusal-pacing.ts; sendReply asks it for every 429).
+  if (config.refusalPacePerSecond > 0) app.locals.pacing = new RefusalPacing(config.refusalPacePerSecond);
 
   app.use(requestLog(logger, apiChannel));
   app.use(closeUnreadBodies(config.bodyLimitBytes));

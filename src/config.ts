@@ -56,6 +56,8 @@ export interface Config {
   challengeSecret: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   rateLimitPerMinute: number;
+  /** Refusals (429) answered at once per client address and second before the rest are held (0: never held). */
+  refusalPacePerSecond: number;
   tokenRateLimitPerMinute: number;
   webConcurrency: number;
   /** express `trust proxy`: a hop count, or addresses/subnets/names (loopback, uniquelocal, ...); false trusts none. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     logLevel,
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000_000),
     tokenRateLimitPerMinute: integer(env, 'TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000_000),
+    refusalPacePerSecond: integer(env, 'REFUSAL_PACE_PER_SECOND', 10, 0, 1_000_000),
     tokenFailureLimitPerMinute: integer(env, 'TOKEN_FAILURE_LIMIT_PER_MINUTE', 10, 1, 1_000_000_000),
     tokenClientFailureLimitPerMinute: integer(env, 'TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', 100, 1, 1_000_000_000),
     rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'ias:rate-limit:',

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import { problemDocument } from '../application/problems.js';
 import type { OAuthError, ProblemSlug } from '../problems.js';
 import { sendBody, type EncodedBody } from './compression.js';
+import type { RefusalPacing } from './refusal-pacing.js';
 import type { ApiRequestState } from './request-state.js';
 
 export interface Reply {
@@ -86,6 +87,15 @@ export function tokenEndpointReply(problem: Reply): Reply {
 }
 
 export function sendReply(res: Response, answer: Reply): void {
+  // A refusal (429) waits for its address's turn when the app paces them (refusal-pacing.ts); the rest go at once.
+  const pacing = answer.status === 429 ? (res.app?.locals as { pacing?: RefusalPacing } | undefined)?.pacing : undefined;
+  if (!pacing) return writeReply(res, answer);
+  pacing.answer(res.req.ip ?? res.req.socket.remoteAddress ?? 'unknown', () => {
+    if (!res.writableEnded && !res.destroyed) writeReply(res, answer);
+  });
+}
+
+function writeReply(res: Response, answer: Reply): void {
   const reply = atRequest(answer, res);
   if (reply.encoded && reply.status === 200) {
     res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);

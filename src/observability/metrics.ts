@@ -44,6 +44,11 @@ export class Metrics {
   readonly refusals = this.counter('ias_rate_limit_refusals_total', 'Requests refused 429 by a limit or quota, by its policy name.', [
     'policy',
   ]);
+  readonly refusalsHeld = this.counter(
+    'ias_rate_limit_refusals_held_total',
+    "Refusals (429) held for their client address's turn before being answered: it kept sending past a limit.",
+    [],
+  );
   readonly events = this.counter('ias_events_recorded_total', 'Events recorded for the feed and webhooks, by type.', ['type']);
   readonly webhookAttempts = this.counter('ias_webhook_attempts_total', 'Webhook delivery attempts, by outcome.', ['outcome']);
   readonly webhookLag = new client.Histogram({

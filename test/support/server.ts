@@ -76,6 +76,9 @@ export async function startTestServer(
       TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
       TOKEN_FAILURE_LIMIT_PER_MINUTE: '1000000',
       TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE: '1000000',
+      // Refusals answered at once, however many: suites that refuse on purpose send them back to back from one address
+      // (the pacing has its own tests: refusal-pacing.test.ts).
+      REFUSAL_PACE_PER_SECOND: '0',
       // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
       // cost each a start; the webhook thread is tested by webhooks-instances.test.ts and the process tests.
       WEBHOOK_THREAD: 'false',
