@@ -69,6 +69,16 @@ function onSignals(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<voi
   }
 }
 
+/**
+ * Exits once the log lines written so far are out. pino writes asynchronously: a line still waiting for a full pipe
+ * (its reader busy) was lost by an immediate exit — the exit flush skips what a write in progress holds — as a
+ * cluster's workers lost their last lines under load. Never waits more than 2 s (a reader that is gone).
+ */
+function exitAfterLogs(logger: Logger, code: number): void {
+  setTimeout(() => process.exit(code), 2000).unref();
+  logger.flush(() => process.exit(code));
+}
+
 /** What a cluster primary and its workers say to each other while stopping (the phases of a drain). */
 const UNREADY = 'ias:unready';
 const STOP_ACCEPTING = 'ias:stop-accepting';
@@ -126,7 +136,7 @@ async function serve(config: Config, logger: Logger, db: Db, prepare: boolean): 
     await admin?.close();
     await db.close();
     logger.info('stopped');
-    process.exit(0);
+    exitAfterLogs(logger, 0);
   });
   if (credentials) printDemo(config, credentials, running.dashboard.url);
   logger.info(
@@ -206,7 +216,7 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
       ),
     );
     logger.info('stopped');
-    process.exit(0);
+    exitAfterLogs(logger, 0);
   });
 }
 

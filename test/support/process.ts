@@ -15,7 +15,9 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<str
       }
     };
     child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${seen}`)));
+    // 'close', not 'exit': a process's last lines can still be in the pipe when its exit is reported (a cluster's
+    // workers write to the stdout they share with the primary, then the primary exits at once).
+    child.once('close', (code) => reject(new Error(`exited with ${code} before ${pattern}: ${seen}`)));
   });
 }
 
