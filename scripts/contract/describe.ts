@@ -3,6 +3,21 @@ import { resolved } from '../../src/contract/refs.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an OpenAPI document is JSON of any shape
 
+export type ChangeKind = 'breaking' | 'added' | 'changed' | 'deprecated' | 'removed' | 'documentation';
+
+export interface Change {
+  kind: ChangeKind;
+  /** The rule a breaking change breaks (docs/contract.md lists them). */
+  rule?: string;
+  /** The operation (`GET /v1/brokers (listBrokers)`), `webhook order.filled` or `problem types`. */
+  where: string;
+  /** A JSON pointer into the bundled document (through `$ref`s). */
+  pointer: string;
+  /** What changed, in a partner's words, without `where`. */
+  text: string;
+  note?: string;
+}
+
 /** Webhooks are compared as operations whose answer is the payload the service sends (diff.ts): their path key. */
 export const WEBHOOK_PREFIX = 'webhook:';
 

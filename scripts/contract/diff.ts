@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { deprecationOf, sunsetPassed } from '../../src/contract/deprecation.js';
 import { resolved } from '../../src/contract/refs.js';
-import { detailOf, placeOf, WEBHOOK_PREFIX, type Json, type Place } from './describe.js';
+import { detailOf, placeOf, WEBHOOK_PREFIX, type Change, type ChangeKind, type Json, type Place } from './describe.js';
 import { operationIdRule, problemTypeRules, securityRule } from './rules.js';
 
 /**
@@ -13,20 +13,7 @@ import { operationIdRule, problemTypeRules, securityRule } from './rules.js';
  * (payloads are answers the service sends), and a deprecated thing removed once its sunset has passed.
  */
 
-export type ChangeKind = 'breaking' | 'added' | 'changed' | 'deprecated' | 'removed' | 'documentation';
-
-export interface Change {
-  kind: ChangeKind;
-  /** The rule a breaking change breaks (docs/contract.md lists them). */
-  rule?: string;
-  /** The operation (`GET /v1/brokers (listBrokers)`), `webhook order.filled` or `problem types`. */
-  where: string;
-  /** A JSON pointer into the bundled document (through `$ref`s). */
-  pointer: string;
-  /** What changed, in a partner's words, without `where`. */
-  text: string;
-  note?: string;
-}
+export type { Change, ChangeKind } from './describe.js';
 
 /** Webhook payloads as the answers of operations, so that the answer's rules apply to what the service sends. */
 function comparable(document: Json): Json {

@@ -1,6 +1,5 @@
-import type { Change } from './diff.js';
 import { compareContracts, nextVersion } from './diff.js';
-import { pointerOf, type Json } from './describe.js';
+import { pointerOf, type Change, type Json } from './describe.js';
 import { changelogEntry, withEntry } from './report.js';
 
 export interface Release {

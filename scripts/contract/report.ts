@@ -1,4 +1,4 @@
-import type { Change } from './diff.js';
+import type { Change } from './describe.js';
 
 /** At most this many places are listed under one change; the rest are counted. */
 const PLACES_SHOWN = 5;

@@ -1,6 +1,5 @@
 import { resolved } from '../../src/contract/refs.js';
-import { operationLabel, pointerOf, type Json } from './describe.js';
-import type { Change } from './diff.js';
+import { operationLabel, pointerOf, type Change, type Json } from './describe.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
