@@ -75,6 +75,26 @@ describe('make contract-check on a copy of the tree (the acceptance check of iss
     expect(code, output).to.equal(0);
     expect(output).to.match(/unreleased: .*1 deprecated.*1 added|unreleased: .*1 added/);
   });
+
+  it('fails when a deprecated operation is removed before its sunset, and passes with a note after it', async () => {
+    const released = (sunset: string) =>
+      edit('openapi/released/v1.json', (text) => {
+        const document = JSON.parse(text) as Json;
+        Object.assign(document.paths['/v1/brokers'].get, { deprecated: true, 'x-deprecated-at': '2020-01-01', 'x-sunset': sunset });
+        return JSON.stringify(document);
+      });
+    edit('openapi.yaml', (text) => text.replace(/^ {2}\/v1\/brokers: .*\n/m, ''));
+    released('2099-01-01');
+    const early = await contractCheck(dir);
+    expect(early.code, early.output).to.equal(1);
+    expect(early.output).to.include('operation-removed: operation removed (deprecated, but its sunset (2099-01-01) has not passed)');
+    released('2020-06-30');
+    const late = await contractCheck(dir);
+    expect(late.code, late.output).to.equal(0);
+    expect(late.output).to.include(
+      'note: GET /v1/brokers (listBrokers): operation removed (deprecated, removed after its sunset 2020-06-30)',
+    );
+  });
 });
 
 describe('npm run contract:release (what it writes, computed without writing)', () => {
