@@ -13,7 +13,7 @@ EMBEDDED_SMOKE := test/http/oauth.test.ts test/http/bearer-tokens.test.ts test/h
   test/http/events.test.ts test/http/webhooks-deliveries.test.ts test/http/webhooks-instances.test.ts \
   test/pipeline/idempotency-keys.test.ts test/http/order-previews.test.ts
 
-.PHONY: run test install build generate check-generated lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz cluster cluster-test clean
+.PHONY: run test install build generate check-generated contract-check release-contract lint lint-spec lint-code format format-check typecheck cycles test-stores test-all test-embedded mutation bench bench-tools fuzz cluster cluster-test clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -33,6 +33,17 @@ generate: install
 
 check-generated: install
 	node scripts/generate.mjs --check
+
+# The contract as openapi.yaml and openapi/ say now against the last released one (openapi/released/v1.json): fails,
+# naming each change (rule, operation, JSON pointer), on anything that breaks a client or an SDK generated from the
+# release; additions and deprecations pass (docs/contract.md). A few seconds: one bundle, one comparison.
+contract-check: install
+	npx tsx scripts/contract-check.ts
+
+# Releases the contract: the next info.version (semver from the changes), generated/, openapi/released/v1.json and the
+# CHANGELOG.md entry; ARGS=--breaking for a major release on purpose. Commit what it changed.
+release-contract: install
+	npx tsx scripts/contract-release.ts $(ARGS)
 
 # The contract (Redocly over openapi.yaml and, through its $refs, every file under openapi/: redocly.yaml), the code
 # (ESLint with typescript-eslint's type-checked rules: eslint.config.js) and its format (Prettier: .prettierrc.json;
@@ -63,7 +74,7 @@ cycles: install
 # one), then the smoke suites on the embedded database. test-stores says which stores the run uses and fails when one
 # does not answer, unless told to do without: TEST_DB=embedded (every suite embedded; the PostgreSQL-only tests skip),
 # TEST_REDIS=none (the Redis tests skip). Mocha lists what skipped as pending.
-test: test-stores check-generated lint typecheck cycles test-all test-embedded
+test: test-stores check-generated contract-check lint typecheck cycles test-all test-embedded
 
 test-stores: install
 	@node scripts/test-stores.mjs

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import type { Duplex } from 'node:stream';
@@ -55,6 +56,8 @@ export interface StartOptions {
    * moment where the port is free for another process to take.
    */
   apiSocket?: NetServer;
+  /** The bundled contract to serve instead of generated/openapi.json (tests of a changed contract: deprecations). */
+  document?: Document;
 }
 
 interface Listening {
@@ -143,7 +146,7 @@ async function listen(app: Express, port: number | NetServer, config: Config): P
 
 /** The API and the dashboard, in one process over the same services, each on its own port. */
 export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
-  const document = loadDocument();
+  const document = options.document ?? loadDocument();
   // The one owner of the shared counters' Redis connection: the rate limits and the use cases' CPU budget count there.
   const stores = new RateLimitStores(config, logger);
   // Metrics are recorded from the start when METRICS_PORT is set (every recording point asks whether they are).

@@ -79,4 +79,12 @@ describe('the spec in files: openapi.yaml and openapi/', () => {
     for (const file of files) expect(lines(readFileSync(file, 'utf8')), file).to.be.at.most(300);
     expect(lines(root)).to.be.at.most(400);
   });
+
+  it('openapi/released/ holds the last released bundle only, outside the live contract: the index never reaches it', () => {
+    expect(readdirSync('openapi/released')).to.deep.equal(['v1.json']);
+    const released = JSON.parse(readFileSync('openapi/released/v1.json', 'utf8')) as { openapi: string; info: { version: string } };
+    expect(released.openapi).to.equal('3.1.0');
+    expect(released.info.version).to.match(/^\d+\.\d+\.\d+$/);
+    expect(root).to.not.include('released/');
+  });
 });

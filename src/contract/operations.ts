@@ -4,6 +4,7 @@ import type { Document } from 'openapi-backend';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import { createContractAjv } from './ajv.js';
+import { deprecationOf, type Deprecation } from './deprecation.js';
 import { fieldProblemsOf } from './field-problems.js';
 import { anchoredIn, resolved, type OpenApiDocument, type Reference, type Schema } from './refs.js';
 
@@ -15,6 +16,8 @@ export interface ContractParameter {
   schema: Schema | Reference;
   /** The schema's `type`, its reference followed. */
   type: Schema['type'];
+  /** Its `deprecated: true` with the dates (deprecation.ts), or undefined. */
+  deprecation: Deprecation | undefined;
 }
 
 /** One operation of openapi.yaml as the code needs it: what it takes, who may call it and what it answers. */
@@ -41,6 +44,8 @@ export interface ContractOperation {
   keyed: boolean;
   /** Body members an MCP tool call must give although REST may leave them out (`x-mcp-required`). */
   mcpRequired: string[];
+  /** Its `deprecated: true` with the dates (deprecation.ts), or undefined: every channel announces it. */
+  deprecation: Deprecation | undefined;
 }
 
 /** The input of an operation, split the way the contract declares it. */
@@ -122,6 +127,7 @@ export class Contract {
             description: p.description,
             schema: p.schema ?? {},
             type: resolved<Schema>(doc, p.schema ?? {}).type,
+            deprecation: deprecationOf(p, `${operation.operationId} parameter ${p.name}`),
           }));
         const requestBody = operation.requestBody ? resolved(doc, operation.requestBody) : undefined;
         const bodySchema = requestBody?.content['application/json']?.schema;
@@ -146,6 +152,7 @@ export class Contract {
           bearer: security.some((r) => 'OAuth2' in r) && !security.some((r) => Object.keys(r).length === 0),
           keyed: headers.some((h) => h.name.toLowerCase() === 'idempotency-key'),
           mcpRequired: ((operation as { 'x-mcp-required'?: string[] })['x-mcp-required'] ?? []).slice(),
+          deprecation: deprecationOf(operation, operation.operationId),
         });
       }
     }

@@ -3,6 +3,7 @@ import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type Selec
 import { createHandler, type Response as GraphQLHttpResponse } from 'graphql-http';
 import type { Pipeline } from '../application/pipeline.js';
 import { AuthorizationError } from '../auth/authorize.js';
+import { DEPRECATION_NOTICE_PATH } from '../contract/deprecation.js';
 import { errorToReply } from '../http/errors.js';
 import { sendBody } from '../http/compression.js';
 import { problemReply, ReplyError, sendReply } from '../http/reply.js';
@@ -100,7 +101,7 @@ export function graphqlHandler(
   baseUrl: string,
   readBody: (req: Request, res: Response) => Promise<Buffer | undefined>,
 ): RequestHandler {
-  const schema = createGraphQLSchema();
+  const schema = createGraphQLSchema({ contract: pipeline.contract, noticeUrl: `${baseUrl}${DEPRECATION_NOTICE_PATH}` });
   const handle = createHandler<Request, GraphQLContext, GraphQLContext>({
     schema,
     context: (req) => req.context,

@@ -9,6 +9,7 @@ import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { MALFORMED_PATH, parseBody } from './body.js';
 import { readBodyLimited } from './body-limit.js';
+import { DeprecationNotices } from './deprecation.js';
 import { errorToReply, problemToReply } from './errors.js';
 import type { AnonymousHandlers, SuccessShapes } from './handler-types.js';
 import { quotaHeaders } from './rate-limit-replies.js';
@@ -48,6 +49,7 @@ export async function createApiMiddleware(
   const routes = new RouteTable(backend.router.getOperations());
   const { contract } = pipeline;
   contract.precompile();
+  const deprecations = new DeprecationNotices(contract, baseUrl, new Date().toISOString().slice(0, 10));
 
   /** Path, query and headers as text (validation coerces them), and the body, once the caller may send it. */
   const inputOf = async (req: Request, res: Response, operation: ContractOperation) => {
@@ -150,6 +152,9 @@ export async function createApiMiddleware(
     }
     if (reply.contentType === 'application/problem+json' && reply.status < 500 && isTokenEndpoint(routes, req.path))
       reply = tokenEndpointReply(reply);
+    // A deprecated operation (or parameter the request uses) says so on every answer, its errors included.
+    const deprecation = at.operation && deprecations.headersFor(at.operation, req);
+    if (deprecation) reply = { ...reply, headers: { ...reply.headers, ...deprecation } };
     sendReply(res, reply);
   };
   return Object.assign(middleware, { routes, rawBody });

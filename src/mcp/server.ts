@@ -14,6 +14,7 @@ import { Pipeline, type Outcome, type Present } from '../application/pipeline.js
 import type { ProblemDocument } from '../application/problems.js';
 import type { BearerOperationId, Origin } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
+import { DEPRECATION_NOTICE_PATH } from '../contract/deprecation.js';
 import type { Contract } from '../contract/operations.js';
 import type { ProblemError } from '../problems.js';
 import type { Services } from '../services/index.js';
@@ -71,7 +72,7 @@ export class McpCatalogue {
     private readonly pipeline = Pipeline.of(document, DEFAULT_RETENTION_MS),
   ) {
     this.contract = pipeline.contract;
-    this.tools = buildTools(this.contract);
+    this.tools = buildTools(this.contract, `${baseUrl}${DEPRECATION_NOTICE_PATH}`);
     this.byName = new Map(this.tools.map((t) => [t.tool.name, t]));
   }
 

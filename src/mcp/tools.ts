@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { operationScopes } from '../../generated/operation-scopes.js';
 import { requiredScopes, type BearerOperationId } from '../auth/authorize.js';
+import { deprecationText } from '../contract/deprecation.js';
 import type { Contract, ContractOperation, OperationInput } from '../contract/operations.js';
 import type { FieldProblem } from '../services/errors.js';
 import { annotationsOf } from './annotations.js';
@@ -17,11 +18,13 @@ export interface ToolDefinition {
   mcpRequired: string[];
 }
 
-function describe(operation: ContractOperation, operationId: BearerOperationId): string {
+function describe(operation: ContractOperation, operationId: BearerOperationId, noticeUrl: string): string {
   const scopes = requiredScopes(operationId, 'mcp')
     .map((set) => set.map((s) => `\`${s}\``).join(' and '))
     .join(', or ');
-  return [operation.summary, operation.description.trim(), `Requires the scopes ${scopes}.`].filter(Boolean).join('\n\n');
+  // A deprecated tool says so first, where an assistant choosing among tools reads.
+  const deprecated = operation.deprecation ? deprecationText(operation.deprecation, noticeUrl) : undefined;
+  return [deprecated, operation.summary, operation.description.trim(), `Requires the scopes ${scopes}.`].filter(Boolean).join('\n\n');
 }
 
 function inputSchema(operation: ContractOperation, document: object): JsonSchema {
@@ -59,20 +62,24 @@ function outputSchema(operation: ContractOperation, document: object): JsonSchem
   return schema;
 }
 
-/** The tools of the contract: name = operationId, texts from the operation, schemas from its parameters, body and success response. */
-export function buildTools(contract: Contract): ToolDefinition[] {
+/**
+ * The tools of the contract: name = operationId, texts from the operation, schemas from its parameters, body and
+ * success response. A deprecated operation's tool says so in its description and its title (`noticeUrl` explains).
+ */
+export function buildTools(contract: Contract, noticeUrl: string): ToolDefinition[] {
   const document = contract.document;
   return (Object.keys(operationScopes) as BearerOperationId[]).map((operationId) => {
     const operation = contract.operation(operationId);
+    const title = operation.deprecation ? `${operation.summary} (deprecated)` : operation.summary;
     return {
       operationId,
       tool: {
         name: operationId,
-        title: operation.summary,
-        description: describe(operation, operationId),
+        title,
+        description: describe(operation, operationId, noticeUrl),
         inputSchema: inputSchema(operation, document) as Tool['inputSchema'],
         outputSchema: outputSchema(operation, document) as Tool['outputSchema'],
-        annotations: annotationsOf(operationId, operation.summary),
+        annotations: annotationsOf(operationId, title),
       },
       parameters: new Map(operation.parameters.map((p) => [p.name, p.in as 'path' | 'query'])),
       body: operation.body ? { required: operation.body.required } : undefined,

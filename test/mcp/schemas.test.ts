@@ -51,13 +51,13 @@ describe('MCP tool schemas', () => {
       const contract = new Contract(loadDocument());
       const clashing = structuredClone(loadDocument()) as any;
       clashing.components.schemas.RejectOrderRequest.properties.id = { type: 'string' };
-      expect(() => buildTools(new Contract(clashing))).to.throw(/rejectOrder: body member "id" collides/);
-      expect(() => buildTools(contract)).to.not.throw();
+      expect(() => buildTools(new Contract(clashing), 'http://localhost/notice')).to.throw(/rejectOrder: body member "id" collides/);
+      expect(() => buildTools(contract, 'http://localhost/notice')).to.not.throw();
     });
 
     it('validates arguments exactly as REST validates the request, naming parameters and body members, and refuses unknown ones', () => {
       const contract = new Contract(loadDocument());
-      const tools = new Map(buildTools(contract).map((t) => [t.operationId, t]));
+      const tools = new Map(buildTools(contract, 'http://localhost/notice').map((t) => [t.operationId, t]));
       const orders = refusal(() => validateArguments(contract, tools.get('listOrders')!, { limit: 0, bogus: 1 }));
       expect(orders.fields.map((f) => f.field).sort()).to.deep.equal(['bogus', 'limit']);
       const reject = refusal(() => validateArguments(contract, tools.get('rejectOrder')!, { id: 'ord_1', reason: '', extra: true }));

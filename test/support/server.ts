@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import type { Document } from 'openapi-backend';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -60,6 +61,8 @@ export async function startTestServer(
   env: Record<string, string> = {},
   overrides: ServiceOverrides = {},
   onQuery?: (sql: string) => void,
+  /** A contract to serve instead of generated/openapi.json (a copy with a change, as a partner would see it). */
+  document?: Document,
 ): Promise<TestServer> {
   const database = await createTestDatabase(onQuery);
   const { socket, port } = await listeningSocket();
@@ -87,7 +90,7 @@ export async function startTestServer(
     // Without BROKER_CREDENTIALS_KEY, broker secrets are sealed under the fixed derived key, as with --demo.
     { deriveBrokerKey: true },
   );
-  const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides, apiSocket: socket });
+  const running = await startServer(config, database.db, pino({ level: config.logLevel }), { overrides, apiSocket: socket, document });
   const url = config.baseUrl;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
   const createClient = async (scopes = ['read', 'write', 'trade', 'mcp'], email?: string) => {
