@@ -35,7 +35,7 @@ import {
   type PersonValue,
 } from './people.js';
 import { observeOutcome, observeReplay } from '../observability/outcomes.js';
-import { step } from '../observability/tracing.js';
+import { step, type StepOf } from '../observability/tracing.js';
 import { preparations, useCases, type Input, type Preparation, type Success, type UseCase } from './use-cases.js';
 
 /**
@@ -105,16 +105,15 @@ export class Pipeline {
 
   async run<K extends BearerOperationId>(services: Services, call: OperationCall<K>, present: Present<K>): Promise<Answered> {
     const operation = this.contract.operation(call.operationId);
-    // Each step is a span of the request's trace when tracing is on (docs/tracing.md).
-    const traced = { 'ias.operation_id': call.operationId, 'ias.channel': call.channel };
     let attempt: (bound: Services) => Promise<Outcome<K>>;
     let keyed: { path: Record<string, unknown>; body: unknown } | undefined;
     let prepare: (() => Promise<void>) | undefined;
     try {
-      const actor = step(`authorize ${call.operationId}`, traced, () => authorizeCaller(call, call.operationId, call.origin), refusal);
+      // Each step is a span of the request's trace when tracing is on (docs/tracing.md).
+      const actor = step('authorize', call, () => authorizeCaller(call, call.operationId, call.origin), refusal);
       const { read, input } = await step(
-        `validate ${call.operationId}`,
-        traced,
+        'validate',
+        call,
         async () => {
           const read = await call.input();
           return {
@@ -133,8 +132,7 @@ export class Pipeline {
             return useCase(bound, actor, input, prepared.value);
           },
           call.log,
-          call.operationId,
-          traced,
+          call,
         );
       if (call.key !== undefined && operation.keyed) {
         keyed = { path: read.path ?? {}, body: read.body };
@@ -155,7 +153,7 @@ export class Pipeline {
       return { answer: present(outcome, operation), replayed: false };
     }
     // Outside systems are read before the key's transaction, which holds a connection from its first statement.
-    if (prepare) await step(`prepare ${call.operationId}`, traced, prepare);
+    if (prepare) await step('prepare', call, prepare);
     const actor = call.principal!;
     const request = {
       accountId: actor.accountId,
@@ -170,8 +168,8 @@ export class Pipeline {
     const decide = async (bound: Services) => present((decided = await attempt(bound)), operation);
     try {
       const answered = await step(
-        `idempotency ${call.operationId}`,
-        traced,
+        'idempotency',
+        call,
         () =>
           effects[call.operationId] === 'read'
             ? this.keys.runComputation(services, request, () => decide(services))
@@ -201,8 +199,7 @@ export class Pipeline {
       await this.attempt(
         () => useCase.run(services, authorize(call.principal, useCase.authorizedAs, call.origin, 'dashboard'), call.input),
         call.log,
-        call.action,
-        { 'ias.action': call.action, 'ias.channel': 'dashboard' },
+        { operationId: call.action, channel: 'dashboard' },
       ),
     );
   }
@@ -226,22 +223,16 @@ export class Pipeline {
           return useCase(services, call, input);
         },
         call.log,
-        call.operationId,
-        { 'ias.operation_id': call.operationId },
+        call,
       ),
       operation,
     );
   }
 
-  /** The use case, as the span `use case <name>`; whatever it throws is classified. */
-  private async attempt<V>(
-    run: () => V | Metered<V> | Promise<V | Metered<V>>,
-    log: Logger,
-    name: string,
-    traced: Record<string, string>,
-  ): Promise<Result<V>> {
+  /** The use case, as the span `use case <operationId>`; whatever it throws is classified. */
+  private async attempt<V>(run: () => V | Metered<V> | Promise<V | Metered<V>>, log: Logger, of: StepOf): Promise<Result<V>> {
     try {
-      const value = await step(`use case ${name}`, traced, run, refusal);
+      const value = await step('use case', of, run, refusal);
       return value instanceof Metered ? { ok: true, value: value.result, quota: value.budget } : { ok: true, value };
     } catch (error) {
       return this.failed(error, log);

@@ -115,13 +115,21 @@ function failed(span: Span, error: unknown, refusal: RefusalOf | undefined): voi
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
+/** What a step is done for: an operation (or a dashboard action) and the channel it came by. */
+export interface StepOf {
+  operationId: string;
+  channel?: string;
+}
+
 /**
- * One step of the pipeline (authorize, validate, idempotency, a use case) as a span, active while `run` runs (the
- * queries it makes are its children). Without tracing it is `run()`.
+ * One step of the pipeline (authorize, validate, idempotency, a use case) as a span `<kind> <operationId>`, active
+ * while `run` runs (the queries it makes are its children). Without tracing it is `run()`, nothing built.
  */
-export function step<T>(name: string, attributes: Attributes, run: () => T, refusal?: RefusalOf): T {
+export function step<T>(kind: string, of: StepOf, run: () => T, refusal?: RefusalOf): T {
   if (!tracer) return run();
-  return tracer.startActiveSpan(name, { attributes }, (span) => {
+  const attributes: Attributes = { 'ias.operation_id': of.operationId };
+  if (of.channel) attributes['ias.channel'] = of.channel;
+  return tracer.startActiveSpan(`${kind} ${of.operationId}`, { attributes }, (span) => {
     let result: T;
     try {
       result = run();
