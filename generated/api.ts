@@ -1286,6 +1286,8 @@ export interface components {
             instance?: string;
             /** @description The request's id, also in the logs; quote it when contacting support. */
             request_id?: string;
+            /** @description The id of the request's OpenTelemetry trace (the caller's own when it sent a W3C `traceparent`), also in the logs; present only when the service exports traces. */
+            trace_id?: string;
             /** @description `validation-error`: the failing members of the request, every one up to 50 (`errors_omitted` counts the rest); a member's pointer or detail longer than 256 characters is cut, ending in `…`. */
             errors?: components["schemas"]["ValidationErrorItem"][];
             /** @description `validation-error`: how many failing members `errors` leaves out (absent when it lists them all). */

@@ -108,3 +108,23 @@ export function key256(env: Env, name: string): Buffer | undefined {
     `must be 32 random bytes, as 64 hexadecimal digits or 44 characters of base64 (openssl rand -base64 32); got ${raw.length} characters`,
   );
 }
+
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
+
+/**
+ * Whether OpenTelemetry's own variables ask for traces (docs/tracing.md): an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`
+ * or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or an exporter (`OTEL_TRACES_EXPORTER`, not `none`), unless
+ * `OTEL_SDK_DISABLED=true`. The SDK reads the rest itself; a protocol it does not speak is refused here rather than
+ * silently replaced by its default.
+ */
+export function tracingRequested(env: Env): boolean {
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const protocol = env[name]?.trim();
+    if (protocol && !OTLP_PROTOCOLS.includes(protocol))
+      throw new ConfigError(name, `must be one of ${OTLP_PROTOCOLS.join(', ')}, got "${protocol}"`);
+  }
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporter === 'none') return false;
+  return Boolean(exporter || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}

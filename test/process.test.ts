@@ -59,6 +59,21 @@ describe('the service process on the embedded database', () => {
     }
   });
 
+  it('loads no tracing SDK without the OTEL_* variables: a caller’s traceparent is not continued, no trace_id anywhere', async () => {
+    expect((JSON.parse(output.split('\n').find((line) => line.includes('"msg":"serving"'))!) as { tracing: unknown }).tracing).to.equal(
+      false,
+    );
+    const log = waitForOutput(child, /"reqId":"untraced"/);
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/portfolio`, {
+      headers: { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, 'x-request-id': 'untraced' },
+    });
+    const problem = (await refused.json()) as Record<string, unknown>;
+    expect(problem).to.include({ status: 401, request_id: 'untraced' });
+    expect(problem).to.not.have.property('trace_id');
+    const line = (await log).split('\n').find((l) => l.includes('"reqId":"untraced"'))!;
+    expect(line).to.include('"status":401').and.not.include('trace_id');
+  });
+
   it('answers a malformed path with 400 on the dashboard (its own page) and the API (a problem), logging no error or stack', async () => {
     const dashboard = `http://127.0.0.1:${service.dashboardPort}`;
     const api = `http://127.0.0.1:${port}`;

@@ -12,6 +12,8 @@ export interface EventsTable {
   recorded_at: Generated<Date>;
   tx: Generated<string>;
   seq: Generated<string>;
+  /** The W3C traceparent of the span that recorded the event, when traced: its webhook deliveries carry it. */
+  traceparent: string | null;
 }
 
 export interface WebhookEndpointsTable {

@@ -24,7 +24,7 @@ import {
   type DashboardUseCase,
 } from './dashboard-actions.js';
 import { effects } from './effects.js';
-import { classifyAndLog } from './failures.js';
+import { classifyAndLog, classifyError } from './failures.js';
 import { fingerprintOf, IdempotencyKeys, type Answer, type Answered } from './idempotency.js';
 import {
   checkAnonymous,
@@ -35,6 +35,7 @@ import {
   type PersonValue,
 } from './people.js';
 import { observeOutcome, observeReplay } from '../observability/outcomes.js';
+import { step, type StepOf } from '../observability/tracing.js';
 import { preparations, useCases, type Input, type Preparation, type Success, type UseCase } from './use-cases.js';
 
 /**
@@ -108,16 +109,31 @@ export class Pipeline {
     let keyed: { path: Record<string, unknown>; body: unknown } | undefined;
     let prepare: (() => Promise<void>) | undefined;
     try {
-      const actor = authorizeCaller(call, call.operationId, call.origin);
-      const read = await call.input();
-      const input = this.contract.check(call.operationId, read, { text: call.text, found: read.found }) as unknown as Input<K>;
+      // Each step is a span of the request's trace when tracing is on (docs/tracing.md).
+      const actor = step('authorize', call, () => authorizeCaller(call, call.operationId, call.origin), refusal);
+      const { read, input } = await step(
+        'validate',
+        call,
+        async () => {
+          const read = await call.input();
+          return {
+            read,
+            input: this.contract.check(call.operationId, read, { text: call.text, found: read.found }) as unknown as Input<K>,
+          };
+        },
+        refusal,
+      );
       const useCase = useCases[call.operationId] as UseCase<K>;
       let prepared: { value?: Parameters<UseCase<K>>[3]; error?: unknown } = {};
       attempt = (bound) =>
-        this.attempt(() => {
-          if ('error' in prepared) throw prepared.error;
-          return useCase(bound, actor, input, prepared.value);
-        }, call.log);
+        this.attempt(
+          () => {
+            if ('error' in prepared) throw prepared.error;
+            return useCase(bound, actor, input, prepared.value);
+          },
+          call.log,
+          call,
+        );
       if (call.key !== undefined && operation.keyed) {
         keyed = { path: read.path ?? {}, body: read.body };
         const preparation = (preparations as unknown as Partial<Record<BearerOperationId, Preparation<K>>>)[call.operationId];
@@ -137,7 +153,7 @@ export class Pipeline {
       return { answer: present(outcome, operation), replayed: false };
     }
     // Outside systems are read before the key's transaction, which holds a connection from its first statement.
-    await prepare?.();
+    if (prepare) await step('prepare', call, prepare);
     const actor = call.principal!;
     const request = {
       accountId: actor.accountId,
@@ -151,10 +167,15 @@ export class Pipeline {
     let decided: Outcome<K> | undefined;
     const decide = async (bound: Services) => present((decided = await attempt(bound)), operation);
     try {
-      const answered =
-        effects[call.operationId] === 'read'
-          ? await this.keys.runComputation(services, request, () => decide(services))
-          : await this.keys.run(services, request, decide);
+      const answered = await step(
+        'idempotency',
+        call,
+        () =>
+          effects[call.operationId] === 'read'
+            ? this.keys.runComputation(services, request, () => decide(services))
+            : this.keys.run(services, request, decide),
+        refusal,
+      );
       if (answered.replayed) observeReplay(call.channel);
       else if (decided) observeOutcome(call.operationId, decided);
       return answered;
@@ -178,6 +199,7 @@ export class Pipeline {
       await this.attempt(
         () => useCase.run(services, authorize(call.principal, useCase.authorizedAs, call.origin, 'dashboard'), call.input),
         call.log,
+        { operationId: call.action, channel: 'dashboard' },
       ),
     );
   }
@@ -195,17 +217,22 @@ export class Pipeline {
     const operation = this.contract.operation(call.operationId);
     const useCase = personUseCases[call.operationId] as PersonUseCase<K>;
     return present(
-      await this.attempt(() => {
-        const input = checkAnonymous(this.contract, call.operationId, call.input);
-        return useCase(services, call, input);
-      }, call.log),
+      await this.attempt(
+        () => {
+          const input = checkAnonymous(this.contract, call.operationId, call.input);
+          return useCase(services, call, input);
+        },
+        call.log,
+        call,
+      ),
       operation,
     );
   }
 
-  private async attempt<V>(run: () => V | Metered<V> | Promise<V | Metered<V>>, log: Logger): Promise<Result<V>> {
+  /** The use case, as the span `use case <operationId>`; whatever it throws is classified. */
+  private async attempt<V>(run: () => V | Metered<V> | Promise<V | Metered<V>>, log: Logger, of: StepOf): Promise<Result<V>> {
     try {
-      const value = await run();
+      const value = await step('use case', of, run, refusal);
       return value instanceof Metered ? { ok: true, value: value.result, quota: value.budget } : { ok: true, value };
     } catch (error) {
       return this.failed(error, log);
@@ -216,4 +243,10 @@ export class Pipeline {
     const { problem, authorization } = classifyAndLog(error, log);
     return { ok: false, problem, authorization };
   }
+}
+
+/** A failure the caller is answered for (a problem not worth logging): its type; anything else fails the step's span. */
+function refusal(error: unknown): string | undefined {
+  const classified = classifyError(error);
+  return classified.log === 'none' ? classified.problem.slug : undefined;
 }

@@ -37,13 +37,15 @@ const isProblem = (body: unknown): body is Record<string, unknown> =>
 /**
  * A reply as answered on `res`: a problem document — in `application/problem+json`, or with the token endpoint's
  * RFC 6749 members — names where it happened (`instance`, the request's path) and the request (`request_id`, as in its
- * log line). The one place that adds them: every problem any channel sends over HTTP passes here (sendReply).
+ * log line, and `trace_id` when it is traced). The one place that adds them: every problem any channel sends over HTTP
+ * passes here (sendReply).
  */
 function atRequest(reply: Reply, res: Response): Reply {
   // An answer is a problem only when it refuses: a success's body is its own (an event has a `type`, an order a `status`).
   if (reply.status < 400 || !isProblem(reply.body)) return reply;
   const request = (res.locals as { api?: ApiRequestState }).api?.requestInfo;
-  return { ...reply, body: { ...reply.body, instance: res.req.path, ...(request ? { request_id: request.id } : {}) } };
+  const ids = request ? { request_id: request.id, ...(request.traceId ? { trace_id: request.traceId } : {}) } : {};
+  return { ...reply, body: { ...reply.body, instance: res.req.path, ...ids } };
 }
 
 const QUOTA_HEADERS = new Set(['ratelimit', 'ratelimit-policy']);

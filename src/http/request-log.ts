@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { userAgentOf } from '../auth/authorize.js';
 import { activeMetrics, type Channel } from '../observability/metrics.js';
+import { currentTraceId, routeOfRequest } from '../observability/tracing.js';
 import type { ApiRequestState, RequestInfo } from './request-state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,9 +21,10 @@ class RequestState implements ApiRequestState {
     readonly requestInfo: LazyRequestInfo,
   ) {}
 
-  /** A child logger with the request id, created only when something logs. */
+  /** A child logger with the request id (and trace id), created only when something logs. */
   get log(): Logger {
-    return (this.child ??= this.logger.child({ reqId: this.requestInfo.id }));
+    const { id, traceId } = this.requestInfo;
+    return (this.child ??= this.logger.child(traceId ? { reqId: id, trace_id: traceId } : { reqId: id }));
   }
 }
 
@@ -34,6 +36,7 @@ class LazyRequestInfo implements RequestInfo {
   constructor(
     private readonly req: Request,
     readonly id: string,
+    readonly traceId: string | undefined,
   ) {
     this.userAgent = userAgentOf(req.headers['user-agent']);
     this.headers = req.headers;
@@ -46,9 +49,10 @@ class LazyRequestInfo implements RequestInfo {
 }
 
 /**
- * One log line per request ("request completed": reqId, method, path, status, ms; error level from 500), for the API
- * and the dashboard alike, and the request's state for the channels: its id (X-Request-Id, echoed when the client sent
- * a well-formed one) and a child logger created only when something logs. Written here rather than with pino-http,
+ * One log line per request ("request completed": reqId, method, path, status, ms, and trace_id when traced; error level
+ * from 500), for the API and the dashboard alike, and the request's state for the channels: its id (X-Request-Id,
+ * echoed when the client sent a well-formed one), its trace's id, and a child logger created only when something logs.
+ * A traced request's server span is named by its route template, as the metrics are, never by its path. Written here rather than with pino-http,
  * whose per-request child logger, serializer wrapping and listeners cost every request, logged or not. Never logged:
  * headers (Authorization, cookies), bodies (secrets, passwords) or the query string.
  */
@@ -60,17 +64,22 @@ export function requestLog(logger: Logger, channelOf: (path: string) => Channel)
     // Every answer is what its Content-Type says; browsers must not guess otherwise.
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
-    const state = new RequestState(logger, new LazyRequestInfo(req, id));
+    const traceId = currentTraceId();
+    const state = new RequestState(logger, new LazyRequestInfo(req, id, traceId));
     (res.locals as { api: ApiRequestState }).api = state;
+    const routeOf = (channel: Channel) => state.route ?? (channel === 'graphql' || channel === 'mcp' ? req.path : expressRoute(req));
+    const nameRoute = traceId ? routeOfRequest() : undefined;
+    // Ahead of the HTTP instrumentation's own 'finish' listener, which ends the server span with the route it is given.
+    if (nameRoute) res.prependOnceListener('finish', () => nameRoute(routeOf(channelOf(req.path))));
     const done = (completed: boolean) => {
       const metrics = activeMetrics();
       if (metrics && completed) {
         const channel = channelOf(req.path);
-        const route = state.route ?? (channel === 'graphql' || channel === 'mcp' ? req.path : expressRoute(req));
-        metrics.request(channel, req.method, route, res.statusCode, (performance.now() - started) / 1000);
+        metrics.request(channel, req.method, routeOf(channel), res.statusCode, (performance.now() - started) / 1000);
       }
       const line = {
         reqId: id,
+        ...(traceId ? { trace_id: traceId } : {}),
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,

@@ -86,6 +86,7 @@ async function admit(
     principal,
     origin: { ip, userAgent },
     requestId: state.requestInfo.id,
+    traceId: state.requestInfo.traceId,
     log: state.log,
     key: typeof key === 'string' ? key : undefined,
   };

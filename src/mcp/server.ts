@@ -50,6 +50,8 @@ export interface McpCaller {
   principal: Principal;
   origin: Origin;
   requestId: string;
+  /** The request's trace id when tracing is on. */
+  traceId?: string | undefined;
   log: Logger;
   /** The `Idempotency-Key` header of the POST that carries a `tools/call`: it keys that call. */
   key?: string;
@@ -103,6 +105,7 @@ export class McpCatalogue {
       ...documentOf(problem, this.baseUrl, 'mcp', operation),
       ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
       request_id: caller.requestId,
+      ...(caller.traceId ? { trace_id: caller.traceId } : {}),
     };
   }
 

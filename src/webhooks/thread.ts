@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openDatabase } from '../../db/connect.js';
 import { systemClock } from '../clock.js';
+import { stopTracing } from '../observability/tracing.js';
 import type { ThreadData } from './threaded.js';
 import { WebhookWorker } from './worker.js';
 
@@ -28,6 +29,8 @@ function lowerPriority(nice: number): boolean {
 }
 
 const logger = pino({ level: data.logLevel }).child({ thread: 'webhooks' });
+// A thread has OpenTelemetry's globals of its own: its deliveries' spans need an SDK here too (docs/tracing.md).
+if (data.tracing) await (await import('../observability/tracing-sdk.js')).startTracing({ instrument: false });
 const lowered = lowerPriority(data.nice);
 const db = await openDatabase({ ...data.open, poolSize: data.poolSize });
 // Its connections open before the service says ready, not under the first requests (nothing here can fail for
@@ -46,6 +49,7 @@ parentPort!.on('message', (message: { stop?: true }) => {
       await worker.stop();
     } finally {
       await db.close().catch(() => {});
+      await stopTracing();
       parentPort!.postMessage({ stopped: true });
       parentPort!.close();
     }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Db, OpenOptions } from '../../db/connect.js';
+import { tracingOn } from '../observability/tracing.js';
 import { recordAttempt, type AttemptObserved, type WebhookWorkerOptions } from './worker.js';
 
 /** What the webhook thread is started with (structured-cloned into it). */
@@ -12,6 +13,8 @@ export interface ThreadData {
   nice: number;
   logLevel: string;
   options: Omit<WebhookWorkerOptions, 'sender'>;
+  /** Whether the process exports traces: the thread then starts an SDK of its own for its deliveries' spans. */
+  tracing: boolean;
 }
 
 const FROM_SOURCES = extname(fileURLToPath(import.meta.url)) === '.ts';
@@ -43,7 +46,7 @@ export class WebhookThread {
     private readonly logger: Logger,
   ) {
     if (!db.open) throw new Error('the webhook thread needs PostgreSQL (the embedded database serves its own thread only)');
-    this.data = { open: db.open, poolSize: THREAD_POOL_SIZE, nice: THREAD_NICE, logLevel: logger.level, options };
+    this.data = { open: db.open, poolSize: THREAD_POOL_SIZE, nice: THREAD_NICE, logLevel: logger.level, options, tracing: tracingOn() };
   }
 
   /** Resolves once the thread has loaded and opened its connections (or has ended: it is then started again). */

@@ -6,6 +6,7 @@ import { claim, dispatch, prune, type Claimed } from '../services/webhooks/queue
 import { settle, type AttemptOutcome } from '../services/webhooks/settle.js';
 import { sign } from '../services/webhooks/signing.js';
 import { activeMetrics } from '../observability/metrics.js';
+import { traceDelivery } from '../observability/tracing.js';
 import { WebhookSender, type SendResult } from './sender.js';
 
 export interface WebhookWorkerOptions {
@@ -144,7 +145,16 @@ export class WebhookWorker {
     if (delivery.previous_secret && delivery.previous_secret_expires_at && new Date(delivery.previous_secret_expires_at) > at)
       secrets.push(delivery.previous_secret);
     const headers = sign(secrets, delivery.event_id, Math.floor(at.getTime() / 1000), body);
-    const sending = this.sender.send(delivery.url, { ...headers }, body).then((result) => {
+    // In the trace that caused the event (docs/tracing.md), and its traceparent sent on: the receiver's spans join it.
+    const traced = {
+      'ias.webhook.event_id': delivery.event_id,
+      'ias.webhook.delivery_id': delivery.id,
+      'ias.webhook.endpoint_id': delivery.endpoint_id,
+      'ias.webhook.attempt': delivery.attempt,
+    };
+    const sending = traceDelivery(delivery.type, delivery.traceparent, traced, (traceparent) =>
+      this.sender.send(delivery.url, traceparent ? { ...headers, traceparent } : { ...headers }, body),
+    ).then((result) => {
       this.outcomes.push({ delivery, at, ...result });
       this.observe(observed(result, delivery, this.clock.now()));
       this.inFlight.delete(sending);

@@ -49,7 +49,8 @@ export async function startServiceProcess(
   // its child running, holding the test runner's output open).
   const child = spawn(process.execPath, [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), main, '--demo'], {
     env: {
-      ...process.env,
+      // The test's own OTEL_* variables, never the environment's: tracing is on only where a test turns it on.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_'))),
       PORT: '0',
       HOST: '127.0.0.1',
       DASHBOARD_PORT: '0',

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { tracingRequested } from '../../src/env.js';
 
 describe('configuration from the environment', () => {
   it('has working defaults', () => {
@@ -119,5 +120,25 @@ describe('configuration from the environment', () => {
 
   it('strips a trailing slash from BASE_URL so URLs built from it are canonical', () => {
     expect(loadConfig({ BASE_URL: 'https://api.example.com/' }).baseUrl).to.equal('https://api.example.com');
+  });
+});
+
+describe('tracing from the OTEL_* variables', () => {
+  it('asks for traces when an OTLP endpoint or a traces exporter is set, and not otherwise', () => {
+    expect(tracingRequested({})).to.equal(false);
+    expect(tracingRequested({ OTEL_SERVICE_NAME: 'ias', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).to.equal(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).to.equal(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' })).to.equal(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(false);
+    expect(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(false);
+  });
+
+  it('refuses a protocol the SDK does not speak, naming the variable', () => {
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).to.equal(false);
+    expect(() => tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'json' }))
+      .to.throw(ConfigError)
+      .with.property('variable', 'OTEL_EXPORTER_OTLP_PROTOCOL');
+    expect(() => tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http' })).to.throw(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/);
   });
 });

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import { activeMetrics } from '../../observability/metrics.js';
+import { currentTraceparent } from '../../observability/tracing.js';
 import type { EventsTable } from '../../../db/tables/events.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../store.js';
@@ -38,18 +39,21 @@ export interface NewEvent {
 /**
  * The rows of `events` for changes, to insert in the transaction of the change (the outbox): the statement that
  * records the change adds them (a CTE) or the caller inserts them with `publish`. Ids are time-ordered like every
- * other id; the feed's order is the commit-safe (tx, seq), not the id.
+ * other id; the feed's order is the commit-safe (tx, seq), not the id. Each keeps the trace it was recorded in (its
+ * `traceparent`, null without tracing): the webhooks of the event carry it.
  */
-export function eventRows(events: NewEvent[]): Insertable<EventsTable>[] {
+export function eventRows(events: NewEvent[]): (Insertable<EventsTable> & { traceparent: string | null })[] {
   const now = Date.now();
   const metrics = activeMetrics();
   if (metrics) for (const event of events) metrics.events.inc({ type: event.type });
+  const traceparent = currentTraceparent();
   return events.map((event) => ({
     id: newId('evt', now),
     account_id: event.accountId,
     type: event.type,
     data: JSON.stringify(event.data),
     created_at: event.at,
+    traceparent,
   }));
 }
 

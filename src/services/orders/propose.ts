@@ -151,7 +151,7 @@ export async function storeIdea(
   if (supersedes.length > 0) {
     // (order id, event row) pairs as a VALUES list, for the orders this idea supersedes.
     const pairs = cancelledEvents.map(
-      (e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at})`,
+      (e, i) => sql`(${supersedes[i]!.id}, ${e.id}, ${e.account_id}, ${e.type}, ${e.data}, ${e.created_at}, ${e.traceparent}::text)`,
     );
     const cancellations = sql<{
       order_id: string;
@@ -160,7 +160,8 @@ export async function storeIdea(
       type: string;
       data: string;
       created_at: Date;
-    }>`(values ${sql.join(pairs)})`.as(sql`v(order_id, id, account_id, type, data, created_at)` as never);
+      traceparent: string | null;
+    }>`(values ${sql.join(pairs)})`.as(sql`v(order_id, id, account_id, type, data, created_at, traceparent)` as never);
     query = query
       .with('superseded', (q) =>
         q
@@ -199,7 +200,7 @@ export async function storeIdea(
       .with('cancel_published', (q) =>
         q
           .insertInto('events')
-          .columns(['id', 'account_id', 'type', 'data', 'created_at'])
+          .columns(['id', 'account_id', 'type', 'data', 'created_at', 'traceparent'])
           .expression((eb) =>
             eb
               .selectFrom(cancellations)
@@ -209,6 +210,7 @@ export async function storeIdea(
                 'v.type',
                 sql<string>`v.data::json`.as('data'),
                 sql<Date>`v.created_at::timestamptz`.as('created_at'),
+                'v.traceparent',
               ])
               .where('v.order_id', 'in', eb.selectFrom('superseded').select('superseded.id')),
           )

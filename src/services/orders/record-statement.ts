@@ -59,7 +59,7 @@ function recordNames(
         ...(later ? ['bought'] : []),
       ]
     : [];
-  const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at'].map((n) => `p${i}_${n}`)).flat();
+  const outboxNames = Array.from({ length: steps }, (_, i) => ['id', 'type', 'data', 'at', 'traceparent'].map((n) => `p${i}_${n}`)).flat();
   return [
     'id',
     'account_id',
@@ -123,6 +123,7 @@ export function recordQuery(
               type: v[`p${i}_type`],
               data: v[`p${i}_data`],
               created_at: v[`p${i}_at`],
+              traceparent: v[`p${i}_traceparent`],
             })) as never,
           )
           .returning('id'),

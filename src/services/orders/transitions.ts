@@ -120,6 +120,7 @@ export async function record(
       [`p${i}_type`]: event.type,
       [`p${i}_data`]: event.data,
       [`p${i}_at`]: event.created_at,
+      [`p${i}_traceparent`]: event.traceparent,
     }),
   );
   let from: string = row.status;

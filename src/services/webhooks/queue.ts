@@ -68,7 +68,7 @@ export async function dispatch(
         select (select count(*) from batch)::int as events, (select count(*) from fanned)::int as deliveries, (select count(*) from moved)::int as moved
       )
       select c.events, c.deliveries, f.id, f.attempts as attempt, f.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-        ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
+        ev.id as event_id, ev.type, ev.created_at, ev.data::text as data, ev.traceparent
       from counts c
       left join fanned f on f.attempts = 1
       left join webhook_endpoints e on e.id = f.endpoint_id
@@ -96,6 +96,8 @@ export interface Claimed {
   created_at: Date | string;
   /** The event's data as stored (JSON text), so the body is byte for byte what was recorded. */
   data: string;
+  /** The trace the event was recorded in (W3C traceparent), null when it was not traced: the delivery carries it. */
+  traceparent: string | null;
 }
 
 /** How many attempts may be in flight at once per endpoint and per account (WEBHOOK_ENDPOINT_/ACCOUNT_CONCURRENCY). */
@@ -173,7 +175,7 @@ export async function claim(
     from due, webhook_endpoints e, events ev
     where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
     returning d.id, d.attempts as attempt, d.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-      ev.id as event_id, ev.type, ev.created_at, ev.data::text as data
+      ev.id as event_id, ev.type, ev.created_at, ev.data::text as data, ev.traceparent
   `.execute(db);
   return result.rows;
 }
