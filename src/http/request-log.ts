@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { userAgentOf } from '../auth/authorize.js';
 import { activeMetrics, type Channel } from '../observability/metrics.js';
-import { currentTraceId, routeOfRequest } from '../observability/tracing.js';
+import { startServerTrace } from '../observability/tracing.js';
 import type { ApiRequestState, RequestInfo } from './request-state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -64,19 +64,18 @@ export function requestLog(logger: Logger, channelOf: (path: string) => Channel)
     // Every answer is what its Content-Type says; browsers must not guess otherwise.
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = performance.now();
-    const traceId = currentTraceId();
+    const serverTrace = startServerTrace(req);
+    const { traceId } = serverTrace;
     const state = new RequestState(logger, new LazyRequestInfo(req, id, traceId));
     (res.locals as { api: ApiRequestState }).api = state;
     const routeOf = (channel: Channel) => state.route ?? (channel === 'graphql' || channel === 'mcp' ? req.path : expressRoute(req));
-    const nameRoute = traceId ? routeOfRequest() : undefined;
-    // Ahead of the HTTP instrumentation's own 'finish' listener, which ends the server span with the route it is given.
-    if (nameRoute) res.prependOnceListener('finish', () => nameRoute(routeOf(channelOf(req.path))));
     const done = (completed: boolean) => {
       const metrics = activeMetrics();
       if (metrics && completed) {
         const channel = channelOf(req.path);
         metrics.request(channel, req.method, routeOf(channel), res.statusCode, (performance.now() - started) / 1000);
       }
+      serverTrace.end(routeOf(channelOf(req.path)), res.statusCode, completed);
       const line = {
         reqId: id,
         ...(traceId ? { trace_id: traceId } : {}),
@@ -91,7 +90,7 @@ export function requestLog(logger: Logger, channelOf: (path: string) => Channel)
     };
     // 'close' follows 'finish' on every response (keep-alive too); one listener tells completed from aborted.
     res.once('close', () => done(res.writableFinished));
-    next();
+    serverTrace.run(req, res, next);
   };
 }
 

@@ -1,19 +1,14 @@
 import { register } from 'node:module';
-import { context } from '@opentelemetry/api';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { core, NodeSDK, resources } from '@opentelemetry/sdk-node';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { tracingStarted } from './tracing.js';
 
-/** Requests a load balancer or a scraper sends all day: never traced. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
 /**
  * Starts OpenTelemetry's SDK for Node (loaded by main.ts only when the OTEL_* variables ask for traces, before the
- * service's modules are imported, so that the instrumentations patch `node:http`, express, pg and undici as they load;
+ * service's modules are imported, so that the instrumentations patch `node:http` (its outgoing calls), pg and undici as they load;
  * the webhook thread starts one without them, `instrument: false`, for its deliveries' own spans).
  * The SDK reads its own variables: exporter, endpoint, protocol (`http/protobuf`, `http/json`, `grpc`), headers,
  * sampler (parent-based, always on, unless OTEL_TRACES_SAMPLER says otherwise), batch delays, resource attributes. Only
@@ -34,26 +29,18 @@ export async function startTracing({ instrument }: { instrument: boolean }): Pro
   sdk.start();
   // The import hook runs on a thread of its own: it knows the modules to intercept before the service is imported.
   await hooks?.waitForAllMessagesAcknowledged();
-  tracingStarted({
-    stop: () => sdk.shutdown(),
-    routeOfRequest: () => {
-      // The request's record that the HTTP instrumentation names its server span from when the response finishes.
-      const rpc = core.getRPCMetadata(context.active());
-      if (rpc?.type !== core.RPCType.HTTP) return undefined;
-      return (route) => (rpc.route = route);
-    },
-  });
+  tracingStarted({ stop: () => sdk.shutdown() });
 }
 
 function instrumentations() {
   return [
     new HttpInstrumentation({
-      ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '/').split('?')[0]!),
-      // Outgoing calls are traced inside a request's trace (a broker, a webhook sent on this thread), not on their own.
+      // Incoming requests' server spans are the service's own (startServerTrace in tracing.ts: only a sampled request
+      // enters a context). Outgoing calls are traced inside a request's trace (a broker, a webhook sent on this
+      // thread), not on their own.
+      disableIncomingRequestInstrumentation: true,
       requireParentforOutgoingSpans: true,
     }),
-    // The route handlers only: every middleware as a span would bury the pipeline's steps.
-    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
     // Statements without their values (they hold secrets and personal data); queries outside a request are not traced.
     new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     new UndiciInstrumentation({ requireParentforSpans: true }),

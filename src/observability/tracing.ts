@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   context,
+  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -19,8 +21,6 @@ import {
 export interface TracingHooks {
   /** Flushes the spans still buffered and stops exporting. */
   stop(): Promise<void>;
-  /** Where the request being handled keeps its route for its server span (`http.route`, and the span's name). */
-  routeOfRequest(): ((route: string | undefined) => void) | undefined;
 }
 
 let hooks: TracingHooks | undefined;
@@ -47,9 +47,59 @@ export async function stopTracing(): Promise<void> {
   clearTimeout(timer);
 }
 
-/** How to name the current request's route on its server span, once it is known; undefined when tracing is off. */
-export function routeOfRequest(): ((route: string | undefined) => void) | undefined {
-  return hooks?.routeOfRequest();
+/** Requests a load balancer or a scraper sends all day: never traced. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** A request's server span while it is answered; `traceId` is its trace's (or the caller's, when it is not sampled). */
+export interface ServerTrace {
+  traceId: string | undefined;
+  /** Runs the rest of the request in the span's context (only a sampled span has one; else `next()` as it is). */
+  run(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  /** Ends the span, named by its route template (`GET /v1/orders/{id}`, never a raw path), with the answer's status. */
+  end(route: string | undefined, status: number, completed: boolean): void;
+}
+
+const UNTRACED: ServerTrace = { traceId: undefined, run: (_req, _res, next) => next(), end: () => {} };
+
+/**
+ * The server span of an incoming request, continuing the caller's W3C `traceparent` (the SDK's sampler decides:
+ * parent-based unless OTEL_TRACES_SAMPLER says otherwise). Made here rather than by the HTTP instrumentation, which
+ * enters a context for every request, sampled or not, and so keeps Node's async hooks running on every promise of
+ * every request: measured, the read kept 55 % of its throughput with it and nothing sampled (BENCHMARKS.md). A request
+ * that is not sampled costs a header lookup and a span that records nothing; only a sampled one enters a context.
+ */
+export function startServerTrace(req: IncomingMessage): ServerTrace {
+  if (!tracer || UNTRACED_PATHS.has((req.url ?? '/').split('?')[0]!)) return UNTRACED;
+  const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
+  const method = req.method ?? 'GET';
+  const span = tracer.startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': (req.url ?? '/').split('?')[0] } },
+    parent,
+  );
+  if (!span.isRecording()) {
+    const caller = trace.getSpanContext(parent);
+    return { ...UNTRACED, traceId: caller && trace.isSpanContextValid(caller) ? caller.traceId : undefined };
+  }
+  const active = trace.setSpan(parent, span);
+  return {
+    traceId: span.spanContext().traceId,
+    run(req, res, next) {
+      // The request's and answer's events (its body arriving, its end) run in the span's context too.
+      context.bind(active, req);
+      context.bind(active, res);
+      context.with(active, next);
+    },
+    end(route, status, completed) {
+      if (route) {
+        span.updateName(`${method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+      span.setAttribute('http.response.status_code', status);
+      if (status >= 500 || !completed) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    },
+  };
 }
 
 /** The trace the current code runs in (32 hex digits), or undefined without tracing. */
@@ -123,10 +173,12 @@ export interface StepOf {
 
 /**
  * One step of the pipeline (authorize, validate, idempotency, a use case) as a span `<kind> <operationId>`, active
- * while `run` runs (the queries it makes are its children). Without tracing it is `run()`, nothing built.
+ * while `run` runs (the queries it makes are its children). Without tracing, or in a request that is not sampled, it is
+ * `run()`, nothing built.
  */
 export function step<T>(kind: string, of: StepOf, run: () => T, refusal?: RefusalOf): T {
-  if (!tracer) return run();
+  // Outside a sampled request nothing is recorded, and no context is entered (which would start Node's async hooks).
+  if (!tracer || !trace.getActiveSpan()?.isRecording()) return run();
   const attributes: Attributes = { 'ias.operation_id': of.operationId };
   if (of.channel) attributes['ias.channel'] = of.channel;
   return tracer.startActiveSpan(`${kind} ${of.operationId}`, { attributes }, (span) => {
