@@ -27,6 +27,9 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   getDailyReport: 'read',
   listEvents: 'read',
   getEvent: 'read',
+  listWebhookEndpoints: 'read',
+  getWebhookEndpoint: 'read',
+  listWebhookEndpointDeliveries: 'read',
   // Runs an approval's checks and changes nothing of the account (it keeps the preview, for an approval to refer to).
   previewOrder: 'read',
   // Each call adds a policy version (earlier ones stay readable) or a new idea with new proposed orders.
@@ -41,4 +44,15 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   approveOrder: { destructive: true, idempotent: true },
   rejectOrder: { destructive: true, idempotent: true },
   cancelOrder: { destructive: true, idempotent: true },
+  // Each call adds an endpoint, with a secret of its own.
+  createWebhookEndpoint: { destructive: false, idempotent: false },
+  // Overwrites the URL, types, description or state the body names; the same body again changes nothing more.
+  updateWebhookEndpoint: { destructive: true, idempotent: true },
+  // The endpoint and its delivery log go for good; deleting again is not-found and changes nothing.
+  deleteWebhookEndpoint: { destructive: true, idempotent: true },
+  // Each call makes a new secret, and the one before the previous stops signing.
+  rotateWebhookEndpointSecret: { destructive: true, idempotent: false },
+  // Each call queues a delivery again (a test event, the failed deliveries).
+  testWebhookEndpoint: { destructive: false, idempotent: false },
+  recoverWebhookEndpointDeliveries: { destructive: false, idempotent: false },
 };

@@ -153,7 +153,7 @@ ${disabledNotices(endpoints)}${addForm(visitorOf(res))}
       body: html`${secret ? secretPanel(secret) : ''}${disabledNotices([endpoint])}
 <dl class="summary"><dt>Endpoint URL</dt><dd><code>${endpoint.url}</code></dd><dt>Description</dt><dd>${endpoint.description || '—'}</dd>
 <dt>Event types</dt><dd>${endpoint.event_types.join(', ')}</dd><dt>State</dt><dd>${state(endpoint)}</dd><dt>Added</dt><dd>${stamp(endpoint.created_at)}</dd>
-${endpoint.previous_secret_until ? html`<dt>Previous secret</dt><dd>still signs until ${stamp(endpoint.previous_secret_until)}</dd>` : ''}</dl>
+${endpoint.previous_secret_expires_at ? html`<dt>Previous secret</dt><dd>still signs until ${stamp(endpoint.previous_secret_expires_at)}</dd>` : ''}</dl>
 <section aria-labelledby="actions-heading"><h2 id="actions-heading">Actions</h2><div class="actions">
 ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disable') : action('enable', 'Enable')}
 <a href="/developer/webhooks/${endpoint.id}/rotate">Rotate secret</a> <a href="/developer/webhooks/${endpoint.id}/delete">Delete</a></div></section>
