@@ -2,6 +2,7 @@
 // scopes the contract declares, another account's endpoint not found, the URL rules, Idempotency-Key and the
 // per-account limit. Deliveries, tests, rotation and recovery: webhook-endpoint-deliveries.test.ts.
 import { expect } from 'chai';
+import { Visitor } from '../support/dashboard-visitor.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const HOOK = 'https://hooks.example.com/ias';
@@ -11,7 +12,7 @@ describe('/v1/webhook-endpoints: endpoints managed over REST', () => {
   let accounts = 0;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ POW_DIFFICULTY: '4' });
   });
   after(() => server.close());
 
@@ -211,5 +212,40 @@ describe('/v1/webhook-endpoints: endpoints managed over REST', () => {
     expect(listed.body.data).to.have.length(16);
     expect((await remove(token, listed.body.data[0].id)).status).to.equal(200);
     expect((await create(token)).status).to.equal(201);
+  });
+
+  it('the dashboard’s Webhooks page runs the same operations: what the API made is there, what it adds the API lists', async () => {
+    const email = 'dashboard-hooks@example.com';
+    const password = 'a long and unusual passphrase';
+    await server.services.people.setPassword(email, password, 'Hook Person');
+    const { token } = await server.account(['read', 'write'], email);
+    const fromApi = (await create(token, { url: 'https://hooks.example.com/from-api', event_types: ['order.filled'] })).body;
+    const visitor = new Visitor(server.dashboardUrl);
+    await visitor.logIn(email, password);
+    expect((await visitor.page('/developer/webhooks')).html).to.include('https://hooks.example.com/from-api');
+
+    const form = { url: 'https://hooks.example.com/from-dashboard', event_types: 'policy.created', description: 'Desk' };
+    expect((await visitor.submit('/developer/webhooks', form, '/developer/webhooks')).status).to.equal(303);
+    const listed = (await server.api.get('/v1/webhook-endpoints', { token })).body.data;
+    expect(listed[0]).to.deep.include({ url: form.url, event_types: ['policy.created'], description: 'Desk' });
+    // The rules are the operation's: the same refusal, as the form's error.
+    const refused = await visitor.submit('/developer/webhooks', { ...form, url: 'http://hooks.example.com/' }, '/developer/webhooks');
+    expect(refused.status).to.equal(422);
+    expect(await refused.text()).to.include('must be an https:// URL');
+    // The contract's validator reads the form (an event type is the contract's pattern), as it reads a request.
+    const unknown = await visitor.submit('/developer/webhooks', { ...form, event_types: 'order.done' }, '/developer/webhooks');
+    expect(unknown.status).to.equal(400);
+    expect(await unknown.text()).to.include('<strong>Event types to send</strong> must match pattern');
+
+    const disabled = await visitor.submit(`/developer/webhooks/${fromApi.id}/disable`, {}, `/developer/webhooks/${fromApi.id}`);
+    expect(disabled.status).to.equal(303);
+    expect((await server.api.get(at(fromApi.id), { token })).body).to.include({ enabled: false, disabled_reason: 'disabled by hand' });
+    // A disabled endpoint is offered no test event (the operation would refuse it: webhook-endpoint-disabled).
+    const page = (await visitor.page(`/developer/webhooks/${fromApi.id}`)).html;
+    expect(page).to.include('>Enable</button>').and.not.include('Send test event');
+    expect((await visitor.submit(`/developer/webhooks/${fromApi.id}/delete`, {}, `/developer/webhooks/${fromApi.id}`)).status).to.equal(
+      303,
+    );
+    expect((await server.api.get(at(fromApi.id), { token })).status).to.equal(404);
   });
 });
