@@ -1,7 +1,10 @@
 import type { BearerOperationId } from '../auth/authorize.js';
 
-/** What calling an operation does to the account: nothing (a read), or a change. */
-export type Effect = 'read' | { destructive: boolean; idempotent: boolean };
+/**
+ * What calling an operation does to the account: nothing (a read), or a change; `openWorld` when the change reaches
+ * beyond the service's records (a request to a webhook endpoint).
+ */
+export type Effect = 'read' | { destructive: boolean; idempotent: boolean; openWorld?: true };
 
 /**
  * The honest effect of every bearer operation (a new operation does not compile until it is classified here). The
@@ -52,7 +55,7 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   deleteWebhookEndpoint: { destructive: true, idempotent: true },
   // Each call makes a new secret, and the one before the previous stops signing.
   rotateWebhookEndpointSecret: { destructive: true, idempotent: false },
-  // Each call queues a delivery again (a test event, the failed deliveries).
-  testWebhookEndpoint: { destructive: false, idempotent: false },
-  recoverWebhookEndpointDeliveries: { destructive: false, idempotent: false },
+  // Each call sends a request to the endpoint's URL (a test event, the failed deliveries again).
+  testWebhookEndpoint: { destructive: false, idempotent: false, openWorld: true },
+  recoverWebhookEndpointDeliveries: { destructive: false, idempotent: false, openWorld: true },
 };
