@@ -903,6 +903,161 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The account's webhook endpoints, newest first. Secrets are never listed.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds an endpoint that receives the account's events of the chosen types from now on, and answers it with its
+         *     signing secret (`whsec_...`): **the only time the secret is shown** (a replay of the same
+         *     `Idempotency-Key` answers the same endpoint and secret, for a client that lost the first answer). An
+         *     account holds at most 16 endpoints (409 `limit-reached`). The URL must be `https://` on the public internet
+         *     (422 `webhook-url-refused` otherwise, naming the rule). Send it a test event with
+         *     `POST /v1/webhook-endpoints/{id}/test`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One webhook endpoint of the account, without its secret. Another account's endpoint is 404.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint with its pending deliveries and its delivery log; nothing more is sent to it. Deleting it
+         *     again is 404 (with the same `Idempotency-Key`, the first answer again).
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes the endpoint's URL, event types, description or whether it is enabled; what the body leaves out stays.
+         *     A new URL meets the rules of creation (422 `webhook-url-refused`). Enabling an endpoint the service disabled
+         *     (after a `410 Gone` or 5 days of failures) clears that, and its waiting deliveries go out again; disabling
+         *     holds its deliveries until it is enabled. Changed event types apply to events from now on.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description Makes a new signing secret and answers it, shown this once. For the next 24 hours
+         *     (`previous_secret_expires_at`) every delivery carries two signatures in `webhook-signature`, space-separated as
+         *     the Standard Webhooks specification allows: one by the previous secret and one by the new, so each verifies
+         *     alone and the receiver can switch without losing a delivery; then the new secret signs alone. Rotating again
+         *     within the window replaces the previous secret by the one being replaced.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Queues a `webhook.test` event for this endpoint alone, whatever types it receives, delivered and signed like
+         *     any other (the feed never lists it); its attempts appear in `GET /v1/webhook-endpoints/{id}/deliveries`. An
+         *     account sends at most `ACCOUNT_WEBHOOK_TESTS_PER_MINUTE` (10) test events a minute, from every client and
+         *     interface (429 `quota-exceeded`, policy `webhook-tests`). A disabled endpoint is 409
+         *     `webhook-endpoint-disabled`: enable it first.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's delivery attempts
+         * @description Every attempt to deliver an event to the endpoint, newest first: the event, when, the status it answered, how
+         *     long it took, why it failed, and where its delivery stands now (`delivery_status`). Kept as long as the event
+         *     (`EVENT_RETENTION_DAYS`).
+         */
+        get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook endpoint's failed deliveries again
+         * @description Queues again every `failed` delivery of the endpoint made at or after `since`, oldest first, at most 1000 a
+         *     call (`next_since` says where to go on): each is due at once for one more attempt, signed as usual, with the
+         *     same `webhook-id`. Use it after your receiver was down past the retry schedule. A paused endpoint resumes; a
+         *     disabled one keeps them until it is enabled. `since` may go back `EVENT_RETENTION_DAYS` (30 days), not further
+         *     (422 `recovery-window-exceeded`).
+         */
+        post: operations["recoverWebhookEndpointDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.proposed": {
@@ -1205,9 +1360,9 @@ export interface webhooks {
         put?: never;
         /**
          * webhook.test
-         * @description Sent by "Send test event" in the dashboard; never in the feed.
-         *     Sent to each enabled endpoint subscribed to `webhook.test`, signed as Standard Webhooks specifies (see the
-         *     Events tag). The same event is in `GET /v1/events` under the id sent as `webhook-id`.
+         * @description Sent to one endpoint by `POST /v1/webhook-endpoints/{id}/test` (or "Send test event" in the dashboard),
+         *     whatever types it receives, signed as Standard Webhooks specifies (see the Events tag). Never in the feed:
+         *     its `webhook-id` is listed by the endpoint's deliveries (`GET /v1/webhook-endpoints/{id}/deliveries`).
          */
         post: operations["webhookTestWebhook"];
         delete?: never;
@@ -3124,6 +3279,288 @@ export interface components {
             /** @description Whether more events are visible after this page right now. */
             has_more: boolean;
         };
+        /**
+         * @description An event type an endpoint may subscribe to: `order.proposed`, `order.submitted`, `order.partially_filled`,
+         *     `order.filled`, `order.rejected`, `order.cancelled`, `order.blocked`, `order.expired`, `idea.generated`,
+         *     `policy.created`, `kill_switch.engaged`, `kill_switch.released` or `report.generated` (the `webhooks`
+         *     of this document). `webhook.test` is sent only by `POST /v1/webhook-endpoints/{id}/test`.
+         * @example order.filled
+         */
+        WebhookEventType: string;
+        /**
+         * @description Where the account's events are delivered, signed after the Standard Webhooks specification. The signing
+         *     secret is never part of it: it is answered once, when made (`POST /v1/webhook-endpoints`,
+         *     `POST /v1/webhook-endpoints/{id}/rotate-secret`).
+         */
+        WebhookEndpoint: {
+            /**
+             * @description The endpoint id (`we_...`).
+             * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+             */
+            id: string;
+            /** @description The account whose events it receives. */
+            account_id: string;
+            /**
+             * @description Where deliveries are POSTed (normalised as saved).
+             * @example https://hooks.example.com/ias
+             */
+            url: string;
+            /** @description What it is for (may be empty). */
+            description: string;
+            /** @description The event types it receives. */
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** @description Whether deliveries are sent to it. */
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `disabled by hand`, or the service's own reason (a `410 Gone`, or every delivery
+             *     failing for 5 days); null while enabled.
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null while enabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Since when every attempt failed (null after a success); after 5 days it is disabled.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until when its deliveries wait because its last attempts got no answer (backing off); null when not paused.
+             *     Any answer, enabling it or recovering its deliveries ends the pause.
+             */
+            paused_until: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the previous secret signs deliveries too (24 hours after it); null otherwise.
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (by a caller, or disabled by the service).
+             */
+            updated_at: string;
+        };
+        /**
+         * @description A webhook endpoint with its signing secret, answered once: when it is created and when its secret is rotated.
+         *     Keep the secret in the receiver's secret store; no later read shows it.
+         */
+        WebhookEndpointWithSecret: {
+            /** @description The endpoint id (`we_...`). */
+            id: string;
+            /** @description The account whose events it receives. */
+            account_id: string;
+            /** @description Where deliveries are POSTed (normalised as saved). */
+            url: string;
+            /** @description What it is for (may be empty). */
+            description: string;
+            /** @description The event types it receives. */
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** @description Whether deliveries are sent to it. */
+            enabled: boolean;
+            /** @description Why it is disabled; null while enabled. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was disabled; null while enabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Since when every attempt failed; null after a success.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description Until when its deliveries wait, backing off; null when not paused.
+             */
+            paused_until: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret signs too, after a rotation (24 hours); null otherwise.
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_` and the base64 of a 32-byte key), for any Standard Webhooks library
+             *     (npm `standardwebhooks`: `new Webhook(secret).verify(body, headers)`).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7jYYrKv2rUs=
+             */
+            secret: string;
+        };
+        /** @description A page of the account's webhook endpoints, newest first. */
+        WebhookEndpointList: {
+            /** @description Webhook endpoints. */
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Cursor of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        /** @description A new webhook endpoint. */
+        WebhookEndpointCreateRequest: {
+            /**
+             * @description Where to POST deliveries: an absolute `https://` URL on the public internet, without user name, password or
+             *     fragment (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` also allows `http://` and private addresses, for development).
+             *     Anything else is 422 `webhook-url-refused`. Names are checked again, on every address they resolve to,
+             *     each time a delivery connects.
+             * @example https://hooks.example.com/ias
+             */
+            url: string;
+            /** @description The event types to receive, at least one. */
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** @description What it is for (default empty). */
+            description?: string;
+            /**
+             * @description Whether deliveries are sent to it from the start.
+             * @default true
+             */
+            enabled: boolean;
+        };
+        /**
+         * @description What to change of an endpoint; members left out stay as they are. A new `url` is held to the rules of creation
+         *     and clears the endpoint's failing and backing-off state (it is another receiver). `enabled: true` clears why it
+         *     was disabled, failing or paused, and its waiting deliveries go out again on their schedule; `enabled: false`
+         *     stops deliveries (they wait) until it is enabled.
+         */
+        WebhookEndpointUpdateRequest: {
+            /**
+             * @description The new URL, held to the rules of creation (else 422 `webhook-url-refused`).
+             * @example https://hooks.example.com/ias-v2
+             */
+            url?: string;
+            /** @description The event types to receive from now on, at least one. */
+            event_types?: components["schemas"]["WebhookEventType"][];
+            /** @description What it is for (empty to clear it). */
+            description?: string;
+            /** @description Whether deliveries are sent to it. */
+            enabled?: boolean;
+        };
+        /** @description A deleted webhook endpoint; its deliveries and their log went with it. */
+        WebhookEndpointDeleted: {
+            /** @description The endpoint id (`we_...`). */
+            id: string;
+            /**
+             * @description Always true.
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * @description Where a delivery (one event to one endpoint) stands: `pending` (an attempt is due or in flight), `succeeded` (a
+         *     2xx acknowledged it) or `failed` (every attempt of the retry schedule failed, or the endpoint answered `410
+         *     Gone`; `POST /v1/webhook-endpoints/{id}/recover` sends it again).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        /** @description One attempt to deliver an event to the endpoint, as the delivery log kept it. */
+        WebhookDeliveryAttempt: {
+            /** @description The delivery (`whd_...`) this attempt is of; its attempts share it. */
+            delivery_id: string;
+            /** @description The event delivered (`evt_...`), sent as `webhook-id` and listed by `GET /v1/events`. */
+            event_id: string;
+            /**
+             * @description The event's type (`order.filled`, ..., or `webhook.test`).
+             * @example order.filled
+             */
+            event_type: string;
+            /** @description Which attempt of the delivery this was (1 for the first). */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt was made.
+             */
+            attempted_at: string;
+            /**
+             * @description The HTTP status the endpoint answered; null when it gave none (refused, timed out, ...).
+             * @example 500
+             */
+            response_status: number | null;
+            /** @description How long the attempt took, in milliseconds, until the answer or the failure. */
+            duration_ms: number;
+            /**
+             * @description Why no usable answer came: `connection refused`, `no answer within 10 s`, a redirect (not followed), a refused
+             *     address, ...; null when the endpoint answered (`response_status` says how).
+             */
+            error: string | null;
+            /** @description The start of the endpoint's answer (at most 1 KB), for the log; null when there was none. */
+            response_body: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt was scheduled after this one; null when none was (success, or the last).
+             */
+            next_retry_at: string | null;
+            delivery_status: components["schemas"]["WebhookDeliveryStatus"];
+        };
+        /** @description A page of an endpoint's delivery attempts, newest first. */
+        WebhookDeliveryAttemptList: {
+            /** @description Delivery attempts. */
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** @description Cursor of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        /** @description A `webhook.test` event queued for one endpoint; its attempts appear in the endpoint's deliveries. */
+        WebhookTestDelivery: {
+            /** @description The delivery (`whd_...`). */
+            delivery_id: string;
+            /** @description The test event's id (`evt_...`), sent as `webhook-id`; the feed never lists test events. */
+            event_id: string;
+            /**
+             * @description Always `webhook.test`.
+             * @constant
+             */
+            event_type: "webhook.test";
+            /** @description The endpoint it goes to. */
+            endpoint_id: string;
+            /**
+             * Format: date-time
+             * @description When it was queued; the first attempt follows within moments.
+             */
+            queued_at: string;
+        };
+        /** @description Which failed deliveries to send again. */
+        WebhookRecoveryRequest: {
+            /**
+             * Format: date-time
+             * @description Every failed delivery of the endpoint made at or after this time is queued again, oldest first. At most
+             *     `EVENT_RETENTION_DAYS` (30 by default) ago: older is 422 `recovery-window-exceeded`.
+             * @example 2026-11-20T00:00:00Z
+             */
+            since: string;
+        };
+        /**
+         * @description What a recovery queued: up to 1000 failed deliveries per call, oldest first, each due at once for one more
+         *     attempt (a delivery that fails it is failed again). `next_since` says where to go on when there were more.
+         */
+        WebhookRecovery: {
+            /**
+             * Format: date-time
+             * @description The `since` asked for.
+             */
+            since: string;
+            /** @description How many failed deliveries were queued again. */
+            queued: number;
+            /**
+             * Format: date-time
+             * @description When more than 1000 were failed: the time of the first one left, to pass as `since` in the next call;
+             *     null when every failed delivery since `since` was queued.
+             */
+            next_since: string | null;
+        };
     };
     responses: {
         /**
@@ -3562,6 +3999,86 @@ export interface components {
         };
         /** @description The date lies in the future, or the `Idempotency-Key` was used before with a different request. */
         GenerateReportUnprocessable: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The account already holds its 16 webhook endpoints (`limit-reached`: delete one first), or the
+         *     `Idempotency-Key` is in use.
+         */
+        WebhookEndpointCreateConflict: {
+            headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/limit-reached",
+                 *       "title": "Limit reached",
+                 *       "status": 409,
+                 *       "detail": "This account has its 16 webhook endpoints, the most it may hold; remove one to add another.",
+                 *       "limit": 16
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The URL is not one webhooks may go to (`webhook-url-refused`, `errors` naming `/url` and the rule), or the
+         *     `Idempotency-Key` was used before with a different request.
+         */
+        WebhookUrlUnprocessable: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:3000/problems/webhook-url-refused",
+                 *       "title": "Webhook URL refused",
+                 *       "status": 422,
+                 *       "detail": "The request has 1 invalid field: url must be an https:// URL (webhooks go to the public internet only …",
+                 *       "errors": [
+                 *         {
+                 *           "pointer": "/url",
+                 *           "detail": "must be an https:// URL (webhooks go to the public internet only (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private networks, for development))"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The endpoint is disabled (`webhook-endpoint-disabled`: enable it first), or the `Idempotency-Key` is in use. */
+        WebhookTestConflict: {
+            headers: {
+                /** @description For `idempotency-key-in-use`, seconds to wait before retrying with the same key. */
+                "Retry-After"?: number;
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `since` lies before what the service keeps (`recovery-window-exceeded`, with `oldest_since`), or the
+         *     `Idempotency-Key` was used before with a different request.
+         */
+        WebhookRecoveryUnprocessable: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4014,6 +4531,11 @@ export interface components {
          * @example idea_8Hq2Lm4Xc7Pz
          */
         IdeaId: string;
+        /**
+         * @description The webhook endpoint id (`we_...`).
+         * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+         */
+        WebhookEndpointId: string;
     };
     requestBodies: never;
     headers: {
@@ -4105,8 +4627,8 @@ export interface components {
         /**
          * @description Remaining quota of each policy of `RateLimit-Policy`, in the same order
          *     (draft-ietf-httpapi-ratelimit-headers-08): `r` requests (`route`) or calls of this operation by the
-         *     account (`ideas`, `policies`, `reports`: this one counted) remain in the current window, which
-         *     resets in `t` seconds.
+         *     account (`ideas`, `policies`, `reports`, `webhook-tests`: this one counted) remain in the current
+         *     window, which resets in `t` seconds.
          * @example "route"; r=299; t=60, "ideas"; r=29; t=60
          */
         AccountRateLimit: string;
@@ -4114,8 +4636,9 @@ export interface components {
          * @description The policies of an operation an account may call only so often (draft-ietf-httpapi-ratelimit-headers-08),
          *     a list: `"route"`, `q` requests per window of `w` seconds per client IP and route; and the account's
          *     own quota — `"ideas"` (idea generations, `ACCOUNT_IDEAS_PER_MINUTE`, 30 by default), `"policies"`
-         *     (policy versions, `ACCOUNT_POLICIES_PER_MINUTE`, 10) or `"reports"` (daily report generations,
-         *     `ACCOUNT_REPORTS_PER_MINUTE`, 30) — per window of `w` seconds per account, whatever client, address,
+         *     (policy versions, `ACCOUNT_POLICIES_PER_MINUTE`, 10), `"reports"` (daily report generations,
+         *     `ACCOUNT_REPORTS_PER_MINUTE`, 30) or `"webhook-tests"` (webhook test events,
+         *     `ACCOUNT_WEBHOOK_TESTS_PER_MINUTE`, 10) — per window of `w` seconds per account, whatever client, address,
          *     interface (REST, GraphQL, MCP, the dashboard) or instance calls it (absent while the shared counters
          *     cannot answer). Past it: 429 `quota-exceeded` naming the policy, with `Retry-After`. `pk` is each
          *     policy's partition key.
@@ -4232,6 +4755,19 @@ export type SchemaReportGeneratedEventPayload = components['schemas']['ReportGen
 export type SchemaWebhookTestEventPayload = components['schemas']['WebhookTestEventPayload'];
 export type SchemaWebhookTestData = components['schemas']['WebhookTestData'];
 export type SchemaEventList = components['schemas']['EventList'];
+export type SchemaWebhookEventType = components['schemas']['WebhookEventType'];
+export type SchemaWebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type SchemaWebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type SchemaWebhookEndpointList = components['schemas']['WebhookEndpointList'];
+export type SchemaWebhookEndpointCreateRequest = components['schemas']['WebhookEndpointCreateRequest'];
+export type SchemaWebhookEndpointUpdateRequest = components['schemas']['WebhookEndpointUpdateRequest'];
+export type SchemaWebhookEndpointDeleted = components['schemas']['WebhookEndpointDeleted'];
+export type SchemaWebhookDeliveryStatus = components['schemas']['WebhookDeliveryStatus'];
+export type SchemaWebhookDeliveryAttempt = components['schemas']['WebhookDeliveryAttempt'];
+export type SchemaWebhookDeliveryAttemptList = components['schemas']['WebhookDeliveryAttemptList'];
+export type SchemaWebhookTestDelivery = components['schemas']['WebhookTestDelivery'];
+export type SchemaWebhookRecoveryRequest = components['schemas']['WebhookRecoveryRequest'];
+export type SchemaWebhookRecovery = components['schemas']['WebhookRecovery'];
 export type ResponseMalformedRequest = components['responses']['MalformedRequest'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseInvalidParameters = components['responses']['InvalidParameters'];
@@ -4259,6 +4795,10 @@ export type ResponsePolicyUnprocessable = components['responses']['PolicyUnproce
 export type ResponseApproveUnprocessable = components['responses']['ApproveUnprocessable'];
 export type ResponseReportDateOutOfRange = components['responses']['ReportDateOutOfRange'];
 export type ResponseGenerateReportUnprocessable = components['responses']['GenerateReportUnprocessable'];
+export type ResponseWebhookEndpointCreateConflict = components['responses']['WebhookEndpointCreateConflict'];
+export type ResponseWebhookUrlUnprocessable = components['responses']['WebhookUrlUnprocessable'];
+export type ResponseWebhookTestConflict = components['responses']['WebhookTestConflict'];
+export type ResponseWebhookRecoveryUnprocessable = components['responses']['WebhookRecoveryUnprocessable'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseCpuTooManyRequests = components['responses']['CpuTooManyRequests'];
 export type ResponseTokenTooManyRequests = components['responses']['TokenTooManyRequests'];
@@ -4298,6 +4838,7 @@ export type ParameterWebhookTimestampHeader = components['parameters']['WebhookT
 export type ParameterWebhookSignatureHeader = components['parameters']['WebhookSignatureHeader'];
 export type ParameterOrderId = components['parameters']['OrderId'];
 export type ParameterIdeaId = components['parameters']['IdeaId'];
+export type ParameterWebhookEndpointId = components['parameters']['WebhookEndpointId'];
 export type HeaderRateLimit = components['headers']['RateLimit'];
 export type HeaderRateLimitPolicy = components['headers']['RateLimitPolicy'];
 export type HeaderTokenRateLimit = components['headers']['TokenRateLimit'];
@@ -5803,6 +6344,468 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/ias",
+                 *       "event_types": [
+                 *         "order.filled",
+                 *         "kill_switch.engaged"
+                 *       ],
+                 *       "description": "Order desk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["WebhookEndpointCreateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookUrlUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is deleted. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "event_types": [
+                 *         "order.filled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookUrlUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new signing secret. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is queued; the first attempt follows within moments. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["AccountRateLimit"];
+                    "RateLimit-Policy": components["headers"]["AccountRateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestDelivery"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["WebhookTestConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items on the page, 1 to 100 (default 20): no page holds more than 100 items, so one
+                 *     answer stays small; follow `next_cursor` for more.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page. Opaque; omit it for the first page.
+                 * @example eyJrIjoib3JkXzAxbTgxOHNzcnZyNXFqM2g1ZHQxN204MDgxcSJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptList"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverWebhookEndpointDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes the request safe to retry. The first answer is
+                 *     stored for 24 hours and replayed for the same key with `Idempotent-Replayed: true`; the same key
+                 *     with a different request is 422 `idempotency-key-reused`, and while the first request runs 409
+                 *     `idempotency-key-in-use`. Keys are scoped to the caller and the operation; 1 to 255 visible
+                 *     ASCII characters (anything else is 400).
+                 * @example 7b0c3a4e-2f1d-4c8e-9a51-0d6f3e2b9c17
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint id (`we_...`).
+                 * @example we_01jdq4t6z8k2m9c4x7w2h5n3bf
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-20T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The failed deliveries are queued again. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["WebhookRecoveryUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -46,6 +46,12 @@ export type Query = {
   events?: Maybe<EventList>;
   /** One event of the account. */
   event?: Maybe<Event>;
+  /** The account's webhook endpoints, newest first (never their secrets). */
+  webhookEndpoints?: Maybe<WebhookEndpointList>;
+  /** One webhook endpoint of the account. */
+  webhookEndpoint?: Maybe<WebhookEndpoint>;
+  /** A webhook endpoint's delivery attempts, newest first: event, time, status answered, duration, error. */
+  webhookEndpointDeliveries?: Maybe<WebhookDeliveryAttemptList>;
   /** Required growth rate, probability of reaching the target, and suggestions. */
   goalFeasibility?: Maybe<GoalFeasibilityResult>;
 };
@@ -125,6 +131,24 @@ export type QueryEventArgs = {
 };
 
 
+export type QueryWebhookEndpointsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookEndpointDeliveriesArgs = {
+  id: Scalars['ID']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type QueryGoalFeasibilityArgs = {
   input: GoalFeasibilityRequest;
 };
@@ -147,6 +171,18 @@ export type Mutation = {
   generateDailyReport?: Maybe<DailyReport>;
   /** Engages the account's kill switch; only a signed-in human releases it. */
   engageKillSwitch?: Maybe<KillSwitch>;
+  /** Adds a webhook endpoint; its signing secret is answered this once. */
+  createWebhookEndpoint?: Maybe<WebhookEndpointWithSecret>;
+  /** Changes a webhook endpoint's URL, event types, description or whether it is enabled. */
+  updateWebhookEndpoint?: Maybe<WebhookEndpoint>;
+  /** Deletes a webhook endpoint with its deliveries. */
+  deleteWebhookEndpoint?: Maybe<WebhookEndpointDeleted>;
+  /** A new signing secret, answered this once; the previous one signs too for 24 hours. */
+  rotateWebhookEndpointSecret?: Maybe<WebhookEndpointWithSecret>;
+  /** Sends a webhook endpoint a `webhook.test` event. */
+  testWebhookEndpoint?: Maybe<WebhookTestDelivery>;
+  /** Queues a webhook endpoint's failed deliveries since a time again (at most 1000 a call). */
+  recoverWebhookEndpointDeliveries?: Maybe<WebhookRecovery>;
 };
 
 
@@ -190,6 +226,38 @@ export type MutationGenerateDailyReportArgs = {
 
 export type MutationEngageKillSwitchArgs = {
   input: EngageKillSwitchRequest;
+};
+
+
+export type MutationCreateWebhookEndpointArgs = {
+  input: WebhookEndpointCreateRequest;
+};
+
+
+export type MutationUpdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: WebhookEndpointUpdateRequest;
+};
+
+
+export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateWebhookEndpointSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationTestWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationRecoverWebhookEndpointDeliveriesArgs = {
+  id: Scalars['ID']['input'];
+  input: WebhookRecoveryRequest;
 };
 
 export type OrderStatus =
@@ -740,6 +808,29 @@ export type GenerateDailyReportRequest = {
   date: Scalars['String']['input'];
 };
 
+export type WebhookEndpointCreateRequest = {
+  /** An absolute `https://` URL on the public internet. */
+  url: Scalars['String']['input'];
+  /** The event types to receive, at least one (`order.filled`, ...). */
+  event_types: Array<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Whether deliveries are sent to it from the start (default true). */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** What to change; members left out stay. */
+export type WebhookEndpointUpdateRequest = {
+  url?: InputMaybe<Scalars['String']['input']>;
+  event_types?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type WebhookRecoveryRequest = {
+  /** Every failed delivery made at or after this time (RFC 3339) is queued again. */
+  since: Scalars['String']['input'];
+};
+
 export type EngageKillSwitchRequest = {
   reason: Scalars['String']['input'];
 };
@@ -901,6 +992,113 @@ export type EventList = {
   next_cursor: Scalars['String']['output'];
   /** Whether more events are visible after this page now. */
   has_more: Scalars['Boolean']['output'];
+};
+
+/** A webhook endpoint (never its secret). */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  id: Scalars['ID']['output'];
+  account_id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  description: Scalars['String']['output'];
+  event_types: Array<Scalars['String']['output']>;
+  enabled: Scalars['Boolean']['output'];
+  /** Why it is disabled; null while enabled. */
+  disabled_reason?: Maybe<Scalars['String']['output']>;
+  disabled_at?: Maybe<Scalars['String']['output']>;
+  /** Since when every attempt failed; null after a success. */
+  failing_since?: Maybe<Scalars['String']['output']>;
+  /** Until when its deliveries wait, backing off. */
+  paused_until?: Maybe<Scalars['String']['output']>;
+  /** Until when the previous secret signs too, after a rotation. */
+  previous_secret_expires_at?: Maybe<Scalars['String']['output']>;
+  created_at: Scalars['String']['output'];
+  updated_at: Scalars['String']['output'];
+};
+
+/** A webhook endpoint with its signing secret: answered only when the secret is made. */
+export type WebhookEndpointWithSecret = {
+  __typename?: 'WebhookEndpointWithSecret';
+  id: Scalars['ID']['output'];
+  account_id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  description: Scalars['String']['output'];
+  event_types: Array<Scalars['String']['output']>;
+  enabled: Scalars['Boolean']['output'];
+  disabled_reason?: Maybe<Scalars['String']['output']>;
+  disabled_at?: Maybe<Scalars['String']['output']>;
+  failing_since?: Maybe<Scalars['String']['output']>;
+  paused_until?: Maybe<Scalars['String']['output']>;
+  previous_secret_expires_at?: Maybe<Scalars['String']['output']>;
+  created_at: Scalars['String']['output'];
+  updated_at: Scalars['String']['output'];
+  /** The signing secret (`whsec_...`), for any Standard Webhooks library. */
+  secret: Scalars['String']['output'];
+};
+
+/** A page of webhook endpoints, newest first. */
+export type WebhookEndpointList = {
+  __typename?: 'WebhookEndpointList';
+  data: Array<WebhookEndpoint>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** A deleted webhook endpoint. */
+export type WebhookEndpointDeleted = {
+  __typename?: 'WebhookEndpointDeleted';
+  id: Scalars['ID']['output'];
+  deleted: Scalars['Boolean']['output'];
+};
+
+export type WebhookDeliveryStatus =
+  | 'pending'
+  | 'succeeded'
+  | 'failed';
+
+/** One attempt to deliver an event to an endpoint. */
+export type WebhookDeliveryAttempt = {
+  __typename?: 'WebhookDeliveryAttempt';
+  delivery_id: Scalars['ID']['output'];
+  event_id: Scalars['ID']['output'];
+  event_type: Scalars['String']['output'];
+  attempt: Scalars['Int']['output'];
+  attempted_at: Scalars['String']['output'];
+  /** The HTTP status answered; null when none came. */
+  response_status?: Maybe<Scalars['Int']['output']>;
+  duration_ms: Scalars['Int']['output'];
+  /** Why no usable answer came; null when the endpoint answered. */
+  error?: Maybe<Scalars['String']['output']>;
+  response_body?: Maybe<Scalars['String']['output']>;
+  next_retry_at?: Maybe<Scalars['String']['output']>;
+  /** Where the delivery stands now. */
+  delivery_status: WebhookDeliveryStatus;
+};
+
+/** A page of delivery attempts, newest first. */
+export type WebhookDeliveryAttemptList = {
+  __typename?: 'WebhookDeliveryAttemptList';
+  data: Array<WebhookDeliveryAttempt>;
+  next_cursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** A queued `webhook.test` event. */
+export type WebhookTestDelivery = {
+  __typename?: 'WebhookTestDelivery';
+  delivery_id: Scalars['ID']['output'];
+  event_id: Scalars['ID']['output'];
+  /** Always `webhook.test`. */
+  event_type: Scalars['String']['output'];
+  endpoint_id: Scalars['ID']['output'];
+  queued_at: Scalars['String']['output'];
+};
+
+/** What a recovery queued. */
+export type WebhookRecovery = {
+  __typename?: 'WebhookRecovery';
+  since: Scalars['String']['output'];
+  queued: Scalars['Int']['output'];
+  /** Where the next call goes on, or null when everything was queued. */
+  next_since?: Maybe<Scalars['String']['output']>;
 };
 
 
@@ -1070,6 +1268,9 @@ export type ResolversTypes = {
   RejectOrderRequest: RejectOrderRequest;
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
+  WebhookEndpointCreateRequest: WebhookEndpointCreateRequest;
+  WebhookEndpointUpdateRequest: WebhookEndpointUpdateRequest;
+  WebhookRecoveryRequest: WebhookRecoveryRequest;
   EngageKillSwitchRequest: EngageKillSwitchRequest;
   Event: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['Event']>;
   OrderProposedEvent: ResolverTypeWrapper<OrderProposedEvent>;
@@ -1086,6 +1287,15 @@ export type ResolversTypes = {
   KillSwitchReleasedEvent: ResolverTypeWrapper<KillSwitchReleasedEvent>;
   ReportGeneratedEvent: ResolverTypeWrapper<ReportGeneratedEvent>;
   EventList: ResolverTypeWrapper<Omit<EventList, 'data'> & { data: Array<ResolversTypes['Event']> }>;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpoint>;
+  WebhookEndpointWithSecret: ResolverTypeWrapper<WebhookEndpointWithSecret>;
+  WebhookEndpointList: ResolverTypeWrapper<WebhookEndpointList>;
+  WebhookEndpointDeleted: ResolverTypeWrapper<WebhookEndpointDeleted>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookDeliveryAttempt>;
+  WebhookDeliveryAttemptList: ResolverTypeWrapper<WebhookDeliveryAttemptList>;
+  WebhookTestDelivery: ResolverTypeWrapper<WebhookTestDelivery>;
+  WebhookRecovery: ResolverTypeWrapper<WebhookRecovery>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1147,6 +1357,9 @@ export type ResolversParentTypes = {
   RejectOrderRequest: RejectOrderRequest;
   CancelOrderRequest: CancelOrderRequest;
   GenerateDailyReportRequest: GenerateDailyReportRequest;
+  WebhookEndpointCreateRequest: WebhookEndpointCreateRequest;
+  WebhookEndpointUpdateRequest: WebhookEndpointUpdateRequest;
+  WebhookRecoveryRequest: WebhookRecoveryRequest;
   EngageKillSwitchRequest: EngageKillSwitchRequest;
   Event: ResolversUnionTypes<ResolversParentTypes>['Event'];
   OrderProposedEvent: OrderProposedEvent;
@@ -1163,6 +1376,14 @@ export type ResolversParentTypes = {
   KillSwitchReleasedEvent: KillSwitchReleasedEvent;
   ReportGeneratedEvent: ReportGeneratedEvent;
   EventList: Omit<EventList, 'data'> & { data: Array<ResolversParentTypes['Event']> };
+  WebhookEndpoint: WebhookEndpoint;
+  WebhookEndpointWithSecret: WebhookEndpointWithSecret;
+  WebhookEndpointList: WebhookEndpointList;
+  WebhookEndpointDeleted: WebhookEndpointDeleted;
+  WebhookDeliveryAttempt: WebhookDeliveryAttempt;
+  WebhookDeliveryAttemptList: WebhookDeliveryAttemptList;
+  WebhookTestDelivery: WebhookTestDelivery;
+  WebhookRecovery: WebhookRecovery;
 };
 
 export type OperationDirectiveArgs = {
@@ -1194,6 +1415,9 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   killSwitch?: Resolver<Maybe<ResolversTypes['KillSwitch']>, ParentType, ContextType>;
   events?: Resolver<Maybe<ResolversTypes['EventList']>, ParentType, ContextType, RequireFields<QueryEventsArgs, 'limit'>>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
+  webhookEndpoints?: Resolver<Maybe<ResolversTypes['WebhookEndpointList']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointsArgs, 'limit'>>;
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
+  webhookEndpointDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryAttemptList']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointDeliveriesArgs, 'id' | 'limit'>>;
   goalFeasibility?: Resolver<Maybe<ResolversTypes['GoalFeasibilityResult']>, ParentType, ContextType, RequireFields<QueryGoalFeasibilityArgs, 'input'>>;
 };
 
@@ -1206,6 +1430,12 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   cancelOrder?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
   generateDailyReport?: Resolver<Maybe<ResolversTypes['DailyReport']>, ParentType, ContextType, RequireFields<MutationGenerateDailyReportArgs, 'input'>>;
   engageKillSwitch?: Resolver<Maybe<ResolversTypes['KillSwitch']>, ParentType, ContextType, RequireFields<MutationEngageKillSwitchArgs, 'input'>>;
+  createWebhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpointWithSecret']>, ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  updateWebhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
+  deleteWebhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpointDeleted']>, ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  rotateWebhookEndpointSecret?: Resolver<Maybe<ResolversTypes['WebhookEndpointWithSecret']>, ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  testWebhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookTestDelivery']>, ParentType, ContextType, RequireFields<MutationTestWebhookEndpointArgs, 'id'>>;
+  recoverWebhookEndpointDeliveries?: Resolver<Maybe<ResolversTypes['WebhookRecovery']>, ParentType, ContextType, RequireFields<MutationRecoverWebhookEndpointDeliveriesArgs, 'id' | 'input'>>;
 };
 
 export type FailedCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailedCheck'] = ResolversParentTypes['FailedCheck']> = {
@@ -1678,6 +1908,82 @@ export type EventListResolvers<ContextType = GraphQLContext, ParentType extends 
   has_more?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  event_types?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disabled_reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failing_since?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paused_until?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  previous_secret_expires_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookEndpointWithSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpointWithSecret'] = ResolversParentTypes['WebhookEndpointWithSecret']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  account_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  event_types?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disabled_reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabled_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failing_since?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paused_until?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  previous_secret_expires_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  created_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updated_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookEndpointListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpointList'] = ResolversParentTypes['WebhookEndpointList']> = {
+  data?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WebhookEndpointDeletedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpointDeleted'] = ResolversParentTypes['WebhookEndpointDeleted']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttempt'] = ResolversParentTypes['WebhookDeliveryAttempt']> = {
+  delivery_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  event_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  event_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  attempted_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  response_status?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  duration_ms?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  response_body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  next_retry_at?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  delivery_status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryAttemptListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttemptList'] = ResolversParentTypes['WebhookDeliveryAttemptList']> = {
+  data?: Resolver<Array<ResolversTypes['WebhookDeliveryAttempt']>, ParentType, ContextType>;
+  next_cursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WebhookTestDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookTestDelivery'] = ResolversParentTypes['WebhookTestDelivery']> = {
+  delivery_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  event_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  event_type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  endpoint_id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  queued_at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookRecoveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookRecovery'] = ResolversParentTypes['WebhookRecovery']> = {
+  since?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  queued?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  next_since?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1735,6 +2041,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   KillSwitchReleasedEvent?: KillSwitchReleasedEventResolvers<ContextType>;
   ReportGeneratedEvent?: ReportGeneratedEventResolvers<ContextType>;
   EventList?: EventListResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookEndpointWithSecret?: WebhookEndpointWithSecretResolvers<ContextType>;
+  WebhookEndpointList?: WebhookEndpointListResolvers<ContextType>;
+  WebhookEndpointDeleted?: WebhookEndpointDeletedResolvers<ContextType>;
+  WebhookDeliveryAttempt?: WebhookDeliveryAttemptResolvers<ContextType>;
+  WebhookDeliveryAttemptList?: WebhookDeliveryAttemptListResolvers<ContextType>;
+  WebhookTestDelivery?: WebhookTestDeliveryResolvers<ContextType>;
+  WebhookRecovery?: WebhookRecoveryResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {

@@ -3,6 +3,7 @@ import * as meta from './meta.js';
 import * as oauth from './oauth.js';
 import * as policies from './policies.js';
 import * as reports from './reports.js';
+import * as webhookEndpoints from './webhook-endpoints.js';
 import type { AnonymousHandlers, SuccessShapes } from '../src/http/handler-types.js';
 
 /** One handler per anonymous operationId of openapi.yaml; the type makes a missing or unknown one a compile error. */
@@ -12,8 +13,9 @@ export const handlers: AnonymousHandlers = {
   ...accounts,
 };
 
-/** The bearer operations whose REST success has a status or header of its own (201 with `Location`). */
+/** The bearer operations whose REST success has a status or header of its own (201 with `Location`, `no-store`). */
 export const successShapes: SuccessShapes = {
   ...policies,
   ...reports,
+  ...webhookEndpoints,
 };

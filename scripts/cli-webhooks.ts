@@ -3,6 +3,7 @@ import { systemClock } from '../src/clock.js';
 import type { Config } from '../src/config.js';
 import { InvalidInputError, NotFoundError } from '../src/services/errors.js';
 import { EVENT_TYPES } from '../src/services/events/outbox.js';
+import { Store } from '../src/services/store.js';
 import { WebhookEndpoints } from '../src/services/webhooks/endpoints.js';
 
 /** The options the webhook commands add to the CLI's. */
@@ -35,7 +36,11 @@ interface WebhookCommand {
 
 /** `webhook add|list|remove|deliveries`: endpoints managed by an operator, as a signed-in human does in the dashboard. */
 export function webhookCommands(kit: Kit): WebhookCommand[] {
-  const endpoints = (db: Db, config: Config) => new WebhookEndpoints(db.kysely, systemClock, config.webhooks.allowPrivateNetworks);
+  const endpoints = (db: Db, config: Config) =>
+    new WebhookEndpoints(new Store(db.kysely), systemClock, {
+      allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+      retentionDays: config.eventRetentionDays,
+    });
   const needs = (value: string | undefined, what: string, words: string[]) => {
     if (!value) throw kit.usage(`${words.join(' ')} needs ${what}`);
     return value;

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { openDatabase } from '../db/connect.js';
 import { systemClock } from '../src/clock.js';
+import { Store } from '../src/services/store.js';
 import { WebhookEndpoints } from '../src/services/webhooks/endpoints.js';
 import { testBackend } from './support/database.js';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.js';
@@ -86,7 +87,7 @@ describe('OpenTelemetry traces of the service process', () => {
           .select('account_id')
           .where('client_id', '=', service.credentials().id)
           .executeTakeFirstOrThrow();
-        const endpoints = new WebhookEndpoints(db.kysely, systemClock, true);
+        const endpoints = new WebhookEndpoints(new Store(db.kysely), systemClock, { allowPrivateNetworks: true, retentionDays: 30 });
         await endpoints.create(client.account_id, { url: hooks.url, eventTypes: ['order.submitted', 'order.filled'] });
       } finally {
         await db.close();

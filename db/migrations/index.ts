@@ -14,6 +14,7 @@ import * as brokerStreams from './20261128T2300-broker-streams.js';
 import * as orderPreviews from './20261129T0020-order-previews.js';
 import * as webhookBackoff from './20261129T0300-webhook-backoff.js';
 import * as eventTraces from './20261129T0500-event-traces.js';
+import * as webhookEndpointsApi from './20261129T0700-webhook-endpoints-api.js';
 
 /** Every migration, by timestamped name; Kysely runs them in name order on PostgreSQL and on the embedded database. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261129T0020-order-previews': orderPreviews,
   '20261129T0300-webhook-backoff': webhookBackoff,
   '20261129T0500-event-traces': eventTraces,
+  '20261129T0700-webhook-endpoints-api': webhookEndpointsApi,
 };

@@ -55,6 +55,8 @@ export interface WebhookDeliveriesTable {
 export interface WebhookAttemptsTable {
   id: Generated<number>;
   delivery_id: string;
+  /** The delivery's endpoint (an endpoint's attempts are listed by it). */
+  endpoint_id: string;
   attempt: number;
   at: Timestamp;
   status_code: number | null;

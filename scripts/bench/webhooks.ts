@@ -13,6 +13,7 @@ import type { Db } from '../../db/connect.js';
 import { SimulatedPriceSource } from '../../src/services/market-data.js';
 import { dec } from '../../src/services/money.js';
 import { storeIdea } from '../../src/services/orders/propose.js';
+import { Store } from '../../src/services/store.js';
 import { WebhookEndpoints } from '../../src/services/webhooks/endpoints.js';
 import { systemClock } from '../../src/clock.js';
 import { fixedRate, percentile, type Latencies } from './load.js';
@@ -128,7 +129,7 @@ export async function webhooksRun(
     };
     // Two seconds not measured first: the service's first second is slower (its own row in the approvals case).
     await fixedRate(2 * RATE, RATE, approve);
-    const endpoints = new WebhookEndpoints(db.kysely, systemClock, true);
+    const endpoints = new WebhookEndpoints(new Store(db.kysely), systemClock, { allowPrivateNetworks: true, retentionDays: 30 });
     for (const trader of traders) await endpoints.create(trader.accountId, { url: hook, eventTypes: ['order.submitted', 'order.filled'] });
     const accounts = traders.map((t) => t.accountId);
     const enable = (enabled: boolean) =>

@@ -1,7 +1,6 @@
 import type { Actor, ActorOperation } from '../auth/authorize.js';
 import type { ConnectInput } from '../services/broker-connections.js';
 import type { Services } from '../services/index.js';
-import type { NewEndpoint } from '../services/webhooks/views.js';
 
 /**
  * A use case of the dashboard that no operation of the contract has: the action (or the operation) whose
@@ -18,16 +17,16 @@ const as = <Op extends ActorOperation, I, V>(authorizedAs: Op, run: (s: Services
   ({ authorizedAs, run }) as DashboardUseCase<Op, I, V>;
 
 /** The endpoints of the signed-in person's own account (the webhook service also serves the operator's CLI). */
-const own = (actor: Actor<'manageWebhooks'>) => ({ accountId: actor.accountId });
+const own = (actor: Actor) => ({ accountId: actor.accountId });
 
 type None = undefined;
 type Id = { id: string };
 
 /**
  * The one binding of the dashboard's own use cases, like `useCases` for the operations: what only a signed-in human
- * may do (`DASHBOARD_ACTIONS`: API clients, webhook endpoints, the broker connection, releasing the kill switch), and the views a page shows
+ * may do (`DASHBOARD_ACTIONS`: API clients, the broker connection, releasing the kill switch), and the views a page shows
  * beside an operation's answer, under that operation's authorization (who engaged the kill switch by name, the value
- * over time, which ideas came from the assistant, the first-hour checklist).
+ * over time, which ideas came from the assistant, the first-hour checklist, a webhook endpoint's delivery log).
  */
 export const dashboardActions = {
   listClients: as('listClients', (s, actor, _: None) => s.clients.listFor(actor)),
@@ -36,20 +35,10 @@ export const dashboardActions = {
   revokeClient: as('revokeClient', (s, actor, { clientId }: { clientId: string }) => s.clients.revokeFor(actor, clientId)),
   releaseKillSwitch: as('releaseKillSwitch', (s, actor, { reason }: { reason: string | null }) => s.killSwitch.release(actor, reason)),
 
-  listWebhooks: as('manageWebhooks', (s, actor, _: None) => s.webhooks.list(own(actor))),
-  createWebhook: as('manageWebhooks', (s, actor, input: NewEndpoint) => s.webhooks.create(actor.accountId, input)),
-  getWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.get(own(actor), id)),
-  webhookDeliveries: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.deliveries(own(actor), id)),
-  rotateWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.rotate(own(actor), id)),
-  removeWebhook: as('manageWebhooks', (s, actor, { id }: Id) => s.webhooks.remove(own(actor), id)),
-  testWebhook: as('manageWebhooks', async (s, actor, { id }: Id) => {
-    await s.quotas.take('webhook-tests', actor.accountId);
-    return s.webhooks.sendTest(own(actor), id);
-  }),
-  enableWebhook: as('manageWebhooks', (s, actor, { id, enabled }: Id & { enabled: boolean }) =>
-    s.webhooks.setEnabled(own(actor), id, enabled),
-  ),
-  retryDelivery: as('manageWebhooks', (s, actor, { id, delivery }: Id & { delivery: string }) =>
+  // Beside an endpoint's attempts (listWebhookEndpointDeliveries), the log a person reads: one row per delivery with
+  // its last attempt, and "Retry now" on one of them (over the API, recoverWebhookEndpointDeliveries does it for all).
+  webhookDeliveries: as('listWebhookEndpointDeliveries', (s, actor, { id }: Id) => s.webhooks.deliveries(own(actor), id)),
+  retryDelivery: as('recoverWebhookEndpointDeliveries', (s, actor, { id, delivery }: Id & { delivery: string }) =>
     s.webhooks.retry(own(actor), id, delivery),
   ),
 

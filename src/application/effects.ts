@@ -1,7 +1,10 @@
 import type { BearerOperationId } from '../auth/authorize.js';
 
-/** What calling an operation does to the account: nothing (a read), or a change. */
-export type Effect = 'read' | { destructive: boolean; idempotent: boolean };
+/**
+ * What calling an operation does to the account: nothing (a read), or a change; `openWorld` when the change reaches
+ * beyond the service's records (a request to a webhook endpoint).
+ */
+export type Effect = 'read' | { destructive: boolean; idempotent: boolean; openWorld?: true };
 
 /**
  * The honest effect of every bearer operation (a new operation does not compile until it is classified here). The
@@ -27,6 +30,9 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   getDailyReport: 'read',
   listEvents: 'read',
   getEvent: 'read',
+  listWebhookEndpoints: 'read',
+  getWebhookEndpoint: 'read',
+  listWebhookEndpointDeliveries: 'read',
   // Runs an approval's checks and changes nothing of the account (it keeps the preview, for an approval to refer to).
   previewOrder: 'read',
   // Each call adds a policy version (earlier ones stay readable) or a new idea with new proposed orders.
@@ -41,4 +47,15 @@ export const effects: { [K in BearerOperationId]: Effect } = {
   approveOrder: { destructive: true, idempotent: true },
   rejectOrder: { destructive: true, idempotent: true },
   cancelOrder: { destructive: true, idempotent: true },
+  // Each call adds an endpoint, with a secret of its own.
+  createWebhookEndpoint: { destructive: false, idempotent: false },
+  // Overwrites the URL, types, description or state the body names; the same body again changes nothing more.
+  updateWebhookEndpoint: { destructive: true, idempotent: true },
+  // The endpoint and its delivery log go for good; deleting again is not-found and changes nothing.
+  deleteWebhookEndpoint: { destructive: true, idempotent: true },
+  // Each call makes a new secret, and the one before the previous stops signing.
+  rotateWebhookEndpointSecret: { destructive: true, idempotent: false },
+  // Each call sends a request to the endpoint's URL (a test event, the failed deliveries again).
+  testWebhookEndpoint: { destructive: false, idempotent: false, openWorld: true },
+  recoverWebhookEndpointDeliveries: { destructive: false, idempotent: false, openWorld: true },
 };

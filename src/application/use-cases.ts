@@ -3,6 +3,7 @@ import type { ContentOf, Op, Part } from '../contract/types.js';
 import type { Metered } from '../services/goals.js';
 import type { Services } from '../services/index.js';
 import type { PreparedApproval } from '../services/orders/broker-approval.js';
+import { endpointChanges } from '../services/webhooks/views.js';
 
 type SuccessStatus<K extends BearerOperationId> = Extract<keyof Op<K>['responses'], 200 | 201 | 202>;
 
@@ -73,4 +74,26 @@ export const useCases: { [K in BearerOperationId]: UseCase<K> } = {
   getDailyReport: (s, actor, { path }) => s.reports.get(actor, path.date),
   listEvents: (s, actor, { query }) => s.events.list(actor, query),
   getEvent: (s, actor, { path }) => s.events.get(actor, path.id),
+  // The webhook service serves the operator's CLI too: a caller touches only its account's endpoints (`own`).
+  listWebhookEndpoints: (s, actor, { query }) => s.webhooks.page(own(actor), query),
+  createWebhookEndpoint: (s, actor, { body }) =>
+    s.webhooks.create(actor.accountId, {
+      url: body.url,
+      eventTypes: body.event_types,
+      description: body.description,
+      enabled: body.enabled,
+    }),
+  getWebhookEndpoint: (s, actor, { path }) => s.webhooks.get(own(actor), path.id),
+  updateWebhookEndpoint: (s, actor, { path, body }) => s.webhooks.update(own(actor), path.id, endpointChanges(body)),
+  deleteWebhookEndpoint: (s, actor, { path }) => s.webhooks.remove(own(actor), path.id),
+  rotateWebhookEndpointSecret: (s, actor, { path }) => s.webhooks.rotate(own(actor), path.id),
+  testWebhookEndpoint: (s, actor, { path }) =>
+    s.quotas.metered('webhook-tests', actor.accountId, () => s.webhooks.sendTest(own(actor), path.id)),
+  listWebhookEndpointDeliveries: (s, actor, { path, query }) => s.webhooks.attempts(own(actor), path.id, query),
+  recoverWebhookEndpointDeliveries: (s, actor, { path, body }) => s.webhooks.recover(own(actor), path.id, body.since),
 };
+
+/** The endpoints an account's caller may touch: its own. */
+function own(actor: Actor): { accountId: string } {
+  return { accountId: actor.accountId };
+}

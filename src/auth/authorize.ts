@@ -31,8 +31,9 @@ export type Caller =
 
 /**
  * What only a signed-in human may do, in the dashboard (the operator CLI does the same below the services, as an
- * operator): manage API credentials, webhook endpoints and the broker connection, and release the account's kill
- * switch. No operation of the API maps to these, and `authorize` grants them on no channel but `dashboard`.
+ * operator): manage API credentials and the broker connection, and release the account's kill switch. No operation of
+ * the API maps to these, and `authorize` grants them on no channel but `dashboard`. (Webhook endpoints are operations:
+ * API clients with `write` manage them too.)
  */
 export const DASHBOARD_ACTIONS = [
   'listClients',
@@ -40,7 +41,6 @@ export const DASHBOARD_ACTIONS = [
   'rotateClient',
   'revokeClient',
   'releaseKillSwitch',
-  'manageWebhooks',
   'manageBroker',
 ] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];

@@ -50,7 +50,7 @@ export const CHECKLIST: ChecklistItem[] = [
     label: 'Add a webhook endpoint',
     href: '/developer/webhooks',
     help: 'Hear about fills, blocks and the kill switch as they happen, signed, instead of polling.',
-    done: async ({ calls }) => must(await calls.action('listWebhooks')).length > 0,
+    done: async ({ calls }) => must(await calls.operation('listWebhookEndpoints', { query: { limit: 1 } })).data.length > 0,
   },
 ];
 

@@ -10,9 +10,11 @@ const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
 function hints(annotations: Record<string, unknown> = {}): string {
   if (annotations.readOnlyHint) return 'read-only';
-  return [annotations.destructiveHint ? 'destructive' : 'additive', annotations.idempotentHint ? 'idempotent' : 'not idempotent'].join(
-    ', ',
-  );
+  return [
+    annotations.destructiveHint ? 'destructive' : 'additive',
+    annotations.idempotentHint ? 'idempotent' : 'not idempotent',
+    ...(annotations.openWorldHint ? ['sends to a webhook endpoint (open world)'] : []),
+  ].join(', ');
 }
 
 /** `/docs/mcp`: how an assistant connects, and the tools and resources, from the same catalogue the server lists. */

@@ -1,4 +1,4 @@
-import { ProblemError } from '../problems.js';
+import { ProblemError, type ProblemSlug } from '../problems.js';
 
 export { ProblemError };
 
@@ -34,10 +34,16 @@ export function invalidInputDetail(fields: FieldProblem[]): string {
 export const FIELD_TEXT_CHARS = 256;
 export const clip = (text: string) => (text.length > FIELD_TEXT_CHARS ? `${text.slice(0, FIELD_TEXT_CHARS - 1)}…` : text);
 
-/** Input the contract's schema admits but the use case cannot: each adapter points at the fields its own way. */
+/**
+ * Input the contract's schema admits but the use case cannot: each adapter points at the fields its own way. Its kind
+ * is `validation-error` unless the refusal has a type of its own that names fields too (`webhook-url-refused`).
+ */
 export class InvalidInputError extends ProblemError {
-  constructor(readonly fields: FieldProblem[]) {
-    super('validation-error', invalidInputDetail(fields));
+  constructor(
+    readonly fields: FieldProblem[],
+    slug: Extract<ProblemSlug, 'validation-error' | 'webhook-url-refused'> = 'validation-error',
+  ) {
+    super(slug, invalidInputDetail(fields));
     this.name = 'InvalidInputError';
   }
 }

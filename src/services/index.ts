@@ -78,7 +78,7 @@ export interface Services {
   challenges: ChallengeService;
   people: PeopleService;
   sessions: SessionService;
-  /** Webhook endpoints and their deliveries (signed-in humans and operators only). */
+  /** Webhook endpoints and their deliveries (an account's channels, and operators). */
   webhooks: WebhookEndpoints;
   /**
    * Runs `work` with every use case bound to one transaction: what they write commits together with whatever
@@ -150,7 +150,7 @@ export async function createServices(
     (Object.keys(config.accountQuotas) as QuotaName[]).map((name) => [name, counters.counter(`account-${name}`, QUOTA_WINDOW_MS)]),
   );
   const quotas = new AccountQuotas((name) => quotaCounters.get(name)!, config.accountQuotas);
-  const webhooks = new WebhookEndpoints(db.kysely, clock, config.webhooks.allowPrivateNetworks);
+  const webhookRules = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks, retentionDays: config.eventRetentionDays };
   // One per process: it keeps each connected account's port between requests.
   const brokerConnections = new BrokerConnections(db.kysely, clock, config.brokers, overrides.brokerFactory ?? realBrokers);
 
@@ -190,7 +190,7 @@ export async function createServices(
       challenges,
       people: new PeopleService(ctx, { challenges, failures, sessions, hasher }),
       sessions,
-      webhooks,
+      webhooks: new WebhookEndpoints(store, clock, webhookRules),
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
       brokerSync: (rootSync ??= new BrokerSync(ctx, brokerConnections)),

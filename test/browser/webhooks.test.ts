@@ -153,11 +153,11 @@ describe('the dashboard’s Developer → Webhooks in a headless browser', funct
     expect(await page.getByText('No endpoints yet.').count()).to.equal(1);
 
     expect(pageErrors, 'page errors').to.deep.equal([]);
-    // The refused URL's page is a 400, which Chromium logs as a failed load; nothing else may appear.
+    // The refused URL's page is a 422 (webhook-url-refused), which Chromium logs as a failed load; nothing else may appear.
     expect(
-      consoleErrors.filter((e) => !e.includes('status of 400')),
+      consoleErrors.filter((e) => !e.includes('status of 422')),
       'console errors (e.g. CSP violations)',
     ).to.deep.equal([]);
-    expect(consoleErrors.filter((e) => e.includes('status of 400'))).to.have.length(1);
+    expect(consoleErrors.filter((e) => e.includes('status of 422'))).to.have.length(1);
   });
 });

@@ -29,6 +29,14 @@ const ARGUMENTS: Record<string, string> = {
   cancelOrder: '(id: "ord_missing")',
   generateDailyReport: '(input: {date: "2026-01-01"})',
   engageKillSwitch: '(input: {reason: "scope test"})',
+  webhookEndpoint: '(id: "we_missing")',
+  webhookEndpointDeliveries: '(id: "we_missing")',
+  createWebhookEndpoint: '(input: {url: "https://hooks.example.com/scope", event_types: ["order.filled"]})',
+  updateWebhookEndpoint: '(id: "we_missing", input: {enabled: false})',
+  deleteWebhookEndpoint: '(id: "we_missing")',
+  rotateWebhookEndpointSecret: '(id: "we_missing")',
+  testWebhookEndpoint: '(id: "we_missing")',
+  recoverWebhookEndpointDeliveries: '(id: "we_missing", input: {since: "2026-01-01T00:00:00Z"})',
 };
 
 const rootFields = (
@@ -65,7 +73,7 @@ describe('/graphql scopes: every root field needs exactly its REST operation’s
   after(() => server.close());
 
   it('covers every root field', () => {
-    expect(rootFields).to.have.length(24);
+    expect(rootFields).to.have.length(33);
     expect(new Set(rootFields.map((f) => f.required))).to.deep.equal(new Set(['read', 'write', 'trade']));
   });
 

@@ -149,7 +149,7 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     expect(disabled.disabled_reason)
       .to.contain(`every delivery failed since ${sixDaysAgo.toISOString().slice(0, 10)}`)
       .and.to.contain('5 days');
-    expect((await server.services.webhooks.deliveries('operator', failing.endpoint.id)).find((d) => d.id === test.id)).to.include({
+    expect((await server.services.webhooks.deliveries('operator', failing.endpoint.id)).find((d) => d.id === test.delivery_id)).to.include({
       status: 'pending',
       last_status_code: 503,
     });
@@ -162,7 +162,8 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     await until(
       'the test delivery settled',
       async () =>
-        (await server.services.webhooks.deliveries('operator', back.endpoint.id)).find((d) => d.id === ok.id)?.status === 'succeeded',
+        (await server.services.webhooks.deliveries('operator', back.endpoint.id)).find((d) => d.id === ok.delivery_id)?.status ===
+        'succeeded',
     );
     const row = await db
       .selectFrom('webhook_endpoints')
@@ -176,35 +177,45 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     const { endpoint } = await subscriber(receiver.url);
     const rotated = await server.services.webhooks.rotate('operator', endpoint.id);
     expect(rotated.secret).to.not.equal(endpoint.secret);
-    expect(Date.parse(rotated.previous_secret_until!) - Date.now()).to.be.within(23.9 * 3600_000, 24 * 3600_000);
+    expect(Date.parse(rotated.previous_secret_expires_at!) - Date.now()).to.be.within(23.9 * 3600_000, 24 * 3600_000);
     const test = await server.services.webhooks.sendTest('operator', endpoint.id);
     const [request] = await until('the test event', () => receiver.of(test.event_id).length > 0 && receiver.of(test.event_id));
     expect(request!.headers['webhook-signature']!.toString().split(' ')).to.have.length(2);
     expect(verify(endpoint.secret, request!)).to.include({ type: 'webhook.test' });
     expect(verify(rotated.secret, request!).data).to.deep.equal({
       endpoint_id: endpoint.id,
-      message: 'A test event sent from the dashboard.',
+      message: 'A test event sent to this endpoint.',
     });
     await until(
       'the test delivery settled',
       async () => (await server.services.webhooks.deliveries('operator', endpoint.id))[0]?.status === 'succeeded',
     );
-    await server.services.webhooks.retry('operator', endpoint.id, test.id).then(
+    await server.services.webhooks.retry('operator', endpoint.id, test.delivery_id).then(
       () => expect.fail('a succeeded delivery is not retried'),
       (error: Error) => expect(error.message).to.contain('no pending or failed delivery'),
     );
-    // A failed delivery stays retryable by hand: "Retry now" makes it due at once.
-    receiver.answer = () => ({ status: 500 });
+    // A disabled endpoint gets no test event: it would never be sent.
     await server.services.webhooks.setEnabled('operator', endpoint.id, false);
+    await server.services.webhooks.sendTest('operator', endpoint.id).then(
+      () => expect.fail('a disabled endpoint is sent no test'),
+      (error: { slug: string }) => expect(error.slug).to.equal('webhook-endpoint-disabled'),
+    );
+    await server.services.webhooks.setEnabled('operator', endpoint.id, true);
+    // A failed delivery stays retryable by hand: "Retry now" makes it due at once (and ends a pause, which keeps this
+    // one from being sent before it is marked failed).
+    const db = server.context.store.db;
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ paused_until: new Date(Date.now() + 3600_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
     const later = await server.services.webhooks.sendTest('operator', endpoint.id);
-    await server.context.store.db
+    await db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null })
-      .where('id', '=', later.id)
+      .where('id', '=', later.delivery_id)
       .execute();
-    await server.services.webhooks.setEnabled('operator', endpoint.id, true);
-    receiver.answer = () => ({ status: 204 });
-    await server.services.webhooks.retry('operator', endpoint.id, later.id);
+    await server.services.webhooks.retry('operator', endpoint.id, later.delivery_id);
     await until('the retried delivery', () => receiver.of(later.event_id).length > 0);
   });
 });

@@ -100,7 +100,7 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     expect(order.required).to.include('average_fill_price').and.include('broker');
   });
 
-  it('annotates honestly: reads are read-only, approve/reject/cancel destructive, repeat-safe writes idempotent, the world closed', () => {
+  it('annotates honestly: reads read-only, approve/reject/cancel destructive, repeat-safe writes idempotent, the world closed but for webhook sends', () => {
     const hints = (name: string) => {
       const { title: _title, ...rest } = tools.get(name)!.annotations!;
       return rest;
@@ -118,6 +118,8 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
       expect(hints(name), name).to.deep.equal({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
     }
     for (const [name, tool] of tools) expect(tool.annotations!.title, name).to.equal(tool.title);
+    const open = [...tools.values()].filter((tool) => tool.annotations!.openWorldHint).map((tool) => tool.name);
+    expect(open.sort()).to.deep.equal(['recoverWebhookEndpointDeliveries', 'testWebhookEndpoint']);
   });
 
   it('documents the tools at /docs/mcp, linked from the API reference /docs renders', async () => {
@@ -130,6 +132,9 @@ describe('MCP tools: one per bearer operation, derived from openapi.yaml', () =>
     expect(html).to.include(`<code>${server.url}/mcp</code>`);
     for (const [name] of tools) expect(html, name).to.include(`<code>${name}</code>`);
     expect(html).to.match(/<code>approveOrder<\/code>[^<]*<\/dt><dd>scopes <code>trade mcp<\/code> · destructive, idempotent/);
+    expect(html).to.match(
+      /<code>testWebhookEndpoint<\/code>[^<]*<\/dt><dd>scopes <code>write mcp<\/code> · additive, not idempotent, sends to a webhook endpoint/,
+    );
     expect(html).to.include('<code>ias://policies/current</code>');
     expect(html).to.include('a batch (an array) is refused with HTTP 400 and the JSON-RPC error <code>-32600</code>');
     expect(html).to.include(

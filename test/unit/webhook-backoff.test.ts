@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { newId } from '../../src/ids.js';
 import { eventRows } from '../../src/services/events/outbox.js';
+import { Store } from '../../src/services/store.js';
 import { WebhookEndpoints } from '../../src/services/webhooks/endpoints.js';
 import { claim, deliveryId, type Claimed } from '../../src/services/webhooks/queue.js';
 import { settle, type AttemptOutcome } from '../../src/services/webhooks/settle.js';
@@ -141,7 +142,7 @@ describe('webhook endpoints that keep timing out back off; the claim reads what 
 
   it('"Retry now" ends the pause (the count stays), and so does enabling the endpoint', async () => {
     const slow = await tenant(1);
-    const endpoints = new WebhookEndpoints(db, { now: () => at(30) }, true);
+    const endpoints = new WebhookEndpoints(new Store(db), { now: () => at(30) }, { allowPrivateNetworks: true, retentionDays: 30 });
     await db
       .updateTable('webhook_endpoints')
       .set({ timeouts: 3, paused_until: at(60) })

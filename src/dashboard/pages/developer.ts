@@ -11,8 +11,8 @@ import { visitorOf, type Visitor } from '../visitor.js';
 import { requireSession } from './auth.js';
 
 const SCOPE_HELP: Record<string, string> = {
-  read: 'read portfolio, policies, ideas, orders, reports and the kill switch',
-  write: 'non-trading changes, such as generating a daily report',
+  read: 'read portfolio, policies, ideas, orders, reports, the kill switch, events and webhook endpoints',
+  write: 'non-trading changes, such as generating a daily report or managing webhook endpoints',
   trade: 'create policies, generate ideas, approve, reject and cancel orders, engage the kill switch',
   mcp: 'use the MCP server from AI assistants (with the scopes above)',
 };

@@ -111,9 +111,17 @@ const CONFIRM = {
 } as const;
 
 /** The add form's labels for the fields the webhook service names. */
-const ENDPOINT_LABELS = { '/url': 'Endpoint URL', '/description': 'Description', '/event_types': 'Event types to send' };
+const ENDPOINT_LABELS = {
+  '/url': 'Endpoint URL',
+  '/description': 'Description',
+  '/event_types': 'Event types to send',
+  '/event_types/*': 'Event types to send',
+};
 
-/** Developer → Webhooks: endpoints, their secrets and their delivery logs, for the signed-in human only. */
+/**
+ * Developer → Webhooks: endpoints, their secrets and their delivery logs, for the signed-in human. Every change is the
+ * operation an API client calls (createWebhookEndpoint, updateWebhookEndpoint, ...), through the same pipeline.
+ */
 export function webhookRoutes({ sessions }: DashboardContext): Router {
   const router = Router();
   const show = (res: Response, status: number, options: Omit<PageOptions, 'visitor' | 'section'>) =>
@@ -125,7 +133,8 @@ export function webhookRoutes({ sessions }: DashboardContext): Router {
   };
 
   async function listPage(res: Response, status: number, error: PageOptions['error'] = null, notice: string | null = null) {
-    const endpoints = must(await callsOf(res).action('listWebhooks'));
+    // At most 16 endpoints per account: one page of the default 20 holds them all.
+    const endpoints = must(await callsOf(res).operation('listWebhookEndpoints')).data;
     show(res, status, {
       title: 'Webhooks',
       error,
@@ -139,7 +148,7 @@ ${disabledNotices(endpoints)}${addForm(visitorOf(res))}
   async function endpointPage(res: Response, id: string, notice: string | null = null) {
     const visitor = visitorOf(res);
     const calls = callsOf(res);
-    const endpoint = must(await calls.action('getWebhook', { id }));
+    const endpoint = must(await calls.operation('getWebhookEndpoint', { path: { id } }));
     const deliveries = must(await calls.action('webhookDeliveries', { id }));
     const secret = await takeSecret(visitor, id);
     const action = (path: string, label: string, danger = false) => {
@@ -153,9 +162,9 @@ ${disabledNotices(endpoints)}${addForm(visitorOf(res))}
       body: html`${secret ? secretPanel(secret) : ''}${disabledNotices([endpoint])}
 <dl class="summary"><dt>Endpoint URL</dt><dd><code>${endpoint.url}</code></dd><dt>Description</dt><dd>${endpoint.description || '—'}</dd>
 <dt>Event types</dt><dd>${endpoint.event_types.join(', ')}</dd><dt>State</dt><dd>${state(endpoint)}</dd><dt>Added</dt><dd>${stamp(endpoint.created_at)}</dd>
-${endpoint.previous_secret_until ? html`<dt>Previous secret</dt><dd>still signs until ${stamp(endpoint.previous_secret_until)}</dd>` : ''}</dl>
+${endpoint.previous_secret_expires_at ? html`<dt>Previous secret</dt><dd>still signs until ${stamp(endpoint.previous_secret_expires_at)}</dd>` : ''}</dl>
 <section aria-labelledby="actions-heading"><h2 id="actions-heading">Actions</h2><div class="actions">
-${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disable') : action('enable', 'Enable')}
+${endpoint.enabled ? html`${action('test', 'Send test event')}${action('disable', 'Disable')}` : action('enable', 'Enable')}
 <a href="/developer/webhooks/${endpoint.id}/rotate">Rotate secret</a> <a href="/developer/webhooks/${endpoint.id}/delete">Delete</a></div></section>
 <section aria-labelledby="log-heading"><h2 id="log-heading">Deliveries</h2>${deliveryLog(endpoint, deliveries, visitor)}</section>
 <p><a href="/developer/webhooks">All endpoints</a></p>`,
@@ -167,8 +176,12 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
   router.get('/developer/webhooks', requireSession, (req, res) => listPage(res, 200, null, req.query.deleted ? 'Endpoint deleted.' : null));
   router.post('/developer/webhooks', requireSession, async (req: Request, res: Response) => {
     const form = req.body as { url?: string; description?: string; event_types?: string | string[] };
-    const input = { url: form.url ?? '', description: form.description, eventTypes: ([] as string[]).concat(form.event_types ?? []) };
-    const created = await callsOf(res).action('createWebhook', input, ENDPOINT_LABELS);
+    const body = {
+      url: form.url ?? '',
+      event_types: ([] as string[]).concat(form.event_types ?? []),
+      ...(form.description?.trim() ? { description: form.description } : {}),
+    };
+    const created = await callsOf(res).operation('createWebhookEndpoint', { body }, ENDPOINT_LABELS);
     if (!created.ok) return listPage(res, created.status, created.error);
     const endpoint = created.value;
     await remember(visitorOf(res), { kind: 'webhook-secret', action: 'created', endpoint_id: endpoint.id, secret: endpoint.secret });
@@ -185,7 +198,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
   );
   for (const [kind, confirm] of Object.entries(CONFIRM)) {
     router.get(`/developer/webhooks/:id/${kind}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      const endpoint = must(await callsOf(res).action('getWebhook', { id: req.params.id }));
+      const endpoint = must(await callsOf(res).operation('getWebhookEndpoint', { path: { id: req.params.id } }));
       show(res, 200, {
         title: confirm.title,
         body: html`<p>${confirm.title} for <code>${endpoint.url}</code>?</p><p>${confirm.text}</p>
@@ -196,16 +209,16 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     });
   }
   router.post('/developer/webhooks/:id/rotate', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    const endpoint = must(await callsOf(res).action('rotateWebhook', { id: req.params.id }));
+    const endpoint = must(await callsOf(res).operation('rotateWebhookEndpointSecret', { path: { id: req.params.id } }));
     await remember(visitorOf(res), { kind: 'webhook-secret', action: 'rotated', endpoint_id: endpoint.id, secret: endpoint.secret });
     seeOther(res, `/developer/webhooks/${endpoint.id}`);
   });
   router.post('/developer/webhooks/:id/delete', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    must(await callsOf(res).action('removeWebhook', { id: req.params.id }));
+    must(await callsOf(res).operation('deleteWebhookEndpoint', { path: { id: req.params.id } }));
     seeOther(res, '/developer/webhooks?deleted=1');
   });
   router.post('/developer/webhooks/:id/test', requireSession, async (req: Request<{ id: string }>, res: Response) => {
-    must(await callsOf(res).action('testWebhook', { id: req.params.id }));
+    must(await callsOf(res).operation('testWebhookEndpoint', { path: { id: req.params.id } }));
     seeOther(res, `/developer/webhooks/${req.params.id}?done=test`);
   });
   for (const [path, enabled] of [
@@ -213,7 +226,7 @@ ${action('test', 'Send test event')}${endpoint.enabled ? action('disable', 'Disa
     ['enable', true],
   ] as const) {
     router.post(`/developer/webhooks/:id/${path}`, requireSession, async (req: Request<{ id: string }>, res: Response) => {
-      must(await callsOf(res).action('enableWebhook', { id: req.params.id, enabled }));
+      must(await callsOf(res).operation('updateWebhookEndpoint', { path: { id: req.params.id }, body: { enabled } }));
       seeOther(res, `/developer/webhooks/${req.params.id}?done=${enabled ? 'enabled' : 'disabled'}`);
     });
   }

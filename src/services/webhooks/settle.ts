@@ -66,11 +66,12 @@ export async function settle(db: Kysely<Database>, outcomes: AttemptOutcome[], r
       select * from unnest(
         ${column((r) => r.o.delivery.id)}::text[], ${column((r) => r.o.delivery.attempt)}::int[], ${column((r) => r.status)}::text[],
         ${column((r) => r.next)}::timestamptz[], ${column((r) => r.o.statusCode)}::int[], ${column((r) => r.o.error)}::text[],
-        ${column((r) => r.o.at)}::timestamptz[], ${column((r) => Math.round(r.o.latencyMs))}::int[], ${column((r) => r.o.responseBody)}::text[]
-      ) as v(id, attempt, status, next, code, error, at, latency, body)
+        ${column((r) => r.o.at)}::timestamptz[], ${column((r) => Math.round(r.o.latencyMs))}::int[], ${column((r) => r.o.responseBody)}::text[],
+        ${column((r) => r.o.delivery.endpoint_id)}::text[]
+      ) as v(id, attempt, status, next, code, error, at, latency, body, endpoint)
     ), logged as (
-      insert into webhook_attempts (delivery_id, attempt, at, status_code, latency_ms, error, response_body, next_retry_at)
-      select id, attempt, at, code, latency, error, body, next from v
+      insert into webhook_attempts (delivery_id, endpoint_id, attempt, at, status_code, latency_ms, error, response_body, next_retry_at)
+      select id, endpoint, attempt, at, code, latency, error, body, next from v
       returning 1
     ), updated as (
       update webhook_deliveries d

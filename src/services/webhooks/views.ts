@@ -1,28 +1,19 @@
 import type { Selectable } from 'kysely';
+import type { components } from '../../../generated/api.js';
 import type { WebhookEndpointsTable } from '../../../db/tables/events.js';
 
-/** What the dashboard and the operator CLI see of webhook endpoints and their deliveries (src/services/webhooks/endpoints.ts). */
-export interface EndpointView {
-  id: string;
-  account_id: string;
-  url: string;
-  description: string;
-  event_types: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  /** Until when its deliveries wait, after attempts in a row without an answer (src/services/webhooks/settle.ts). */
-  paused_until: string | null;
-  /** Until when the previous secret signs too (after a rotation), or null. */
-  previous_secret_until: string | null;
-  created_at: string;
-}
+type Schemas = components['schemas'];
 
-export interface EndpointWithSecret extends EndpointView {
-  secret: string;
-}
+/** A webhook endpoint as every reader sees it (the contract's `WebhookEndpoint`): never its secret. */
+export type EndpointView = Schemas['WebhookEndpoint'];
+/** An endpoint with its signing secret: answered only when the secret is made (creation, rotation). */
+export type EndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type EndpointDeleted = Schemas['WebhookEndpointDeleted'];
+export type AttemptView = Schemas['WebhookDeliveryAttempt'];
+export type TestDelivery = Schemas['WebhookTestDelivery'];
+export type Recovery = Schemas['WebhookRecovery'];
 
+/** One delivery (an event to an endpoint) with its last attempt: the dashboard's and the operator CLI's delivery log. */
 export interface DeliveryView {
   id: string;
   event_id: string;
@@ -41,6 +32,21 @@ export interface NewEndpoint {
   url: string;
   description?: string;
   eventTypes: string[];
+  /** Whether deliveries go out from the start (default true). */
+  enabled?: boolean;
+}
+
+/** What to change of an endpoint; what is left out stays. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string;
+  eventTypes?: string[];
+  enabled?: boolean;
+}
+
+/** A request's members as the service names them (`event_types` → `eventTypes`), what it leaves out left out. */
+export function endpointChanges(body: Schemas['WebhookEndpointUpdateRequest']): EndpointChanges {
+  return { url: body.url, description: body.description, eventTypes: body.event_types, enabled: body.enabled };
 }
 
 export const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -59,7 +65,8 @@ export function view(row: Selectable<WebhookEndpointsTable>, now: Date): Endpoin
     disabled_at: iso(row.disabled_at),
     failing_since: iso(row.failing_since),
     paused_until: row.paused_until && new Date(row.paused_until) > now ? iso(row.paused_until) : null,
-    previous_secret_until: until,
+    previous_secret_expires_at: until,
     created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
   };
 }
