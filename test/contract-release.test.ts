@@ -107,6 +107,11 @@ describe('npm run contract:release (what it writes, computed without writing)', 
     return document;
   };
   const broker = (document: Json) => document.components.schemas.Broker as Json;
+  // The versions a release after the one released now would take (it moves with every release).
+  const current = String(released.info.version);
+  const [major, minor, patch] = current.split('.').map(Number) as [number, number, number];
+  const [nextMinor, nextMajor, nextPatch] = [`${major}.${minor + 1}.0`, `${major + 1}.0.0`, `${major}.${minor}.${patch + 1}`];
+  const escaped = (version: string) => version.replaceAll('.', '\\.');
 
   it('an added response field: a minor version, its Added entry on top of CHANGELOG.md, info.version in openapi.yaml', () => {
     const release = prepareRelease(
@@ -116,14 +121,17 @@ describe('npm run contract:release (what it writes, computed without writing)', 
       changelog,
       '2027-01-15',
     );
-    expect(release.version).to.equal('1.1.0');
-    expect(release.root).to.match(/^info:\n(?:[ ].*\n)*? {2}version: 1\.1\.0$/m);
-    expect(release.root.replace('version: 1.1.0', `version: ${String(released.info.version)}`)).to.equal(root);
-    const entry = release.changelog.slice(release.changelog.indexOf('## [1.1.0] - 2027-01-15'));
+    expect(release.version).to.equal(nextMinor);
+    expect(release.root).to.match(new RegExp(`^info:\\n(?:[ ].*\\n)*? {2}version: ${escaped(nextMinor)}$`, 'm'));
+    expect(release.root.replace(`version: ${nextMinor}`, `version: ${current}`)).to.equal(root);
+    const entry = release.changelog.slice(release.changelog.indexOf(`## [${nextMinor}] - 2027-01-15`));
     expect(entry).to.match(
-      /^## \[1\.1\.0\] - 2027-01-15\n\n### Added\n\n- `GET \/v1\/brokers` \(`listBrokers`\): response 200: new field `data\[\]\.website`\.\n/,
+      new RegExp(
+        `^## \\[${escaped(nextMinor)}\\] - 2027-01-15\\n\\n### Added\\n\\n` +
+          '- `GET /v1/brokers` \\(`listBrokers`\\): response 200: new field `data\\[\\]\\.website`\\.\\n',
+      ),
     );
-    expect(release.changelog.indexOf('## [1.1.0]')).to.be.lessThan(release.changelog.indexOf('## [1.0.0]'));
+    expect(release.changelog.indexOf(`## [${nextMinor}]`)).to.be.lessThan(release.changelog.indexOf(`## [${current}]`));
   });
 
   it('a deprecation: minor, under Deprecated with its dates; refused without x-deprecated-at', () => {
@@ -135,7 +143,7 @@ describe('npm run contract:release (what it writes, computed without writing)', 
       /x-deprecated-at.*\/paths\/~1v1~1brokers\/get/,
     );
     const release = prepareRelease(released, deprecate('2027-01-15'), root, changelog, '2027-01-15');
-    expect(release.version).to.equal('1.1.0');
+    expect(release.version).to.equal(nextMinor);
     expect(release.changelog).to.include(
       '### Deprecated\n\n- `GET /v1/brokers` (`listBrokers`): deprecated, since 2027-01-15, sunset 2027-06-30.',
     );
@@ -149,7 +157,7 @@ describe('npm run contract:release (what it writes, computed without writing)', 
     });
     expect(() => prepareRelease(released, renamed, root, changelog, '2027-01-15')).to.throw(/break clients.*--breaking/);
     const release = prepareRelease(released, renamed, root, changelog, '2027-01-15', true);
-    expect(release.version).to.equal('2.0.0');
+    expect(release.version).to.equal(nextMajor);
     expect(release.changelog).to.include(
       '- **Breaking:** `POST /v1/goals/feasibility` (`evaluateGoalFeasibility`): response 200: field `required_growth_rate` removed.',
     );
@@ -157,7 +165,7 @@ describe('npm run contract:release (what it writes, computed without writing)', 
 
   it('descriptions only: a patch; nothing changed: nothing to release', () => {
     const described = changed((d) => (d.paths['/v1/brokers'].get.description = 'The broker catalogue.'));
-    expect(prepareRelease(released, described, root, changelog, '2027-01-15').version).to.equal('1.0.1');
+    expect(prepareRelease(released, described, root, changelog, '2027-01-15').version).to.equal(nextPatch);
     expect(() => prepareRelease(released, structuredClone(released), root, changelog, '2027-01-15')).to.throw(/nothing to release/);
   });
 });

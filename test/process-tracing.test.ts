@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
@@ -178,6 +179,27 @@ describe('OpenTelemetry traces of the service process', () => {
       expect(paths).to.include('/v1/portfolio');
       expect(paths).to.not.include('/metrics');
       expect(paths).to.not.include('/readyz');
+    });
+    // Issue 35's acceptance in the same traced process: its metrics after the traced approval.
+    it('counts the traced approval in /metrics, on METRICS_PORT only: promtool-clean, by route template, no raw id', async function () {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect((await fetch(`http://127.0.0.1:${service!.port}/metrics`)).status, '/metrics on the API port').to.equal(404);
+      const value = (name: string, labels = '') =>
+        text.split('\n').find((line) => line.startsWith(`${name}{${labels}`) || (!labels && line.startsWith(`${name} `)));
+      const approvals = text
+        .split('\n')
+        .filter((line) => line.startsWith('http_server_request_duration_seconds_count{'))
+        .filter((line) => line.includes('http_route="/v1/orders/{id}/approve"') && line.includes('channel="rest"'));
+      expect(approvals, 'the approval by its route template').to.have.length.above(0);
+      expect(text).to.not.include(orderId);
+      expect(Number(value('ias_order_approvals_total', 'outcome="approved"')?.split(' ').pop())).to.be.at.least(1);
+      expect(Number(value('ias_webhook_attempts_total', 'outcome="success"')?.split(' ').pop())).to.be.at.least(1);
+      for (const family of ['ias_kill_switches_engaged', 'db_client_connections_usage', 'nodejs_eventloop_lag_p99_seconds'])
+        expect(value(family), family).to.be.a('string');
+      if (spawnSync('promtool', ['--version']).error) this.skip(); // .ci/run installs it (Debian's prometheus package)
+      const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(checked.status, checked.stdout + checked.stderr).to.equal(0);
+      expect(checked.stdout + checked.stderr).to.equal('');
     });
   });
 

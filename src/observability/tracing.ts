@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventEmitter } from 'node:events';
 import {
   context,
   propagation,
@@ -47,6 +47,9 @@ export async function stopTracing(): Promise<void> {
   clearTimeout(timer);
 }
 
+/** What a server span reads of an incoming request (node:http's, without this layer knowing HTTP's modules). */
+type IncomingRequest = EventEmitter & { url?: string; method?: string; headers: Record<string, string | string[] | undefined> };
+
 /** Requests a load balancer or a scraper sends all day: never traced. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -54,7 +57,7 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 export interface ServerTrace {
   traceId: string | undefined;
   /** Runs the rest of the request in the span's context (only a sampled span has one; else `next()` as it is). */
-  run(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  run(req: EventEmitter, res: EventEmitter, next: () => void): void;
   /** Ends the span, named by its route template (`GET /v1/orders/{id}`, never a raw path), with the answer's status. */
   end(route: string | undefined, status: number, completed: boolean): void;
 }
@@ -68,7 +71,7 @@ const UNTRACED: ServerTrace = { traceId: undefined, run: (_req, _res, next) => n
  * every request: measured, the read kept 55 % of its throughput with it and nothing sampled (BENCHMARKS.md). A request
  * that is not sampled costs a header lookup and a span that records nothing; only a sampled one enters a context.
  */
-export function startServerTrace(req: IncomingMessage): ServerTrace {
+export function startServerTrace(req: IncomingRequest): ServerTrace {
   if (!tracer || UNTRACED_PATHS.has((req.url ?? '/').split('?')[0]!)) return UNTRACED;
   const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
   const method = req.method ?? 'GET';
