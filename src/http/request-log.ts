@@ -71,11 +71,13 @@ export function requestLog(logger: Logger, channelOf: (path: string) => Channel)
     const routeOf = (channel: Channel) => state.route ?? (channel === 'graphql' || channel === 'mcp' ? req.path : expressRoute(req));
     const done = (completed: boolean) => {
       const metrics = activeMetrics();
-      if (metrics && completed) {
+      // The route is worked out only for what names it: the metrics and a sampled request's span.
+      if ((metrics && completed) || serverTrace.recording) {
         const channel = channelOf(req.path);
-        metrics.request(channel, req.method, routeOf(channel), res.statusCode, (performance.now() - started) / 1000);
+        const route = routeOf(channel);
+        if (metrics && completed) metrics.request(channel, req.method, route, res.statusCode, (performance.now() - started) / 1000);
+        serverTrace.end(route, res.statusCode, completed);
       }
-      serverTrace.end(routeOf(channelOf(req.path)), res.statusCode, completed);
       const line = {
         reqId: id,
         ...(traceId ? { trace_id: traceId } : {}),

@@ -56,13 +56,15 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** A request's server span while it is answered; `traceId` is its trace's (or the caller's, when it is not sampled). */
 export interface ServerTrace {
   traceId: string | undefined;
+  /** Whether the request is sampled: only then is there a span to end (and a route worth naming). */
+  recording: boolean;
   /** Runs the rest of the request in the span's context (only a sampled span has one; else `next()` as it is). */
   run(req: EventEmitter, res: EventEmitter, next: () => void): void;
   /** Ends the span, named by its route template (`GET /v1/orders/{id}`, never a raw path), with the answer's status. */
   end(route: string | undefined, status: number, completed: boolean): void;
 }
 
-const UNTRACED: ServerTrace = { traceId: undefined, run: (_req, _res, next) => next(), end: () => {} };
+const UNTRACED: ServerTrace = { traceId: undefined, recording: false, run: (_req, _res, next) => next(), end: () => {} };
 
 /**
  * The server span of an incoming request, continuing the caller's W3C `traceparent` (the SDK's sampler decides:
@@ -82,11 +84,12 @@ export function startServerTrace(req: IncomingRequest): ServerTrace {
   );
   if (!span.isRecording()) {
     const caller = trace.getSpanContext(parent);
-    return { ...UNTRACED, traceId: caller && trace.isSpanContextValid(caller) ? caller.traceId : undefined };
+    return caller && trace.isSpanContextValid(caller) ? { ...UNTRACED, traceId: caller.traceId } : UNTRACED;
   }
   const active = trace.setSpan(parent, span);
   return {
     traceId: span.spanContext().traceId,
+    recording: true,
     run(req, res, next) {
       // The request's and answer's events (its body arriving, its end) run in the span's context too.
       context.bind(active, req);
