@@ -497,7 +497,9 @@ export interface paths {
          * @description The broker catalogue, as the caller's account sees it. The built-in `paper` broker is `active` and
          *     executes approved orders; other brokers are listed with their real capabilities, `active` for the
          *     broker the account is connected to (`alpaca`, connected on the dashboard's Broker page or with the
-         *     operator CLI) and `not_configured` otherwise.
+         *     operator CLI) and `not_configured` otherwise. A connection made or removed through another instance of
+         *     the service, or with the operator CLI, shows within `BROKER_STATUS_CACHE_MS` (5 s unless the operator
+         *     set it); one made on the dashboard of the instance answering shows at once.
          */
         get: operations["listBrokers"];
         put?: never;

@@ -31,6 +31,11 @@ export interface BrokersConfig {
   submitWindowMs: number;
   /** How often open orders at connected brokers are polled, besides their update streams. */
   reconcileIntervalMs: number;
+  /**
+   * How soon the broker catalogue (`listBrokers`) served by another instance shows a connection made or removed here:
+   * each instance keeps an account's connected broker that long (BROKER_STATUS_CACHE_MS); its own changes show at once.
+   */
+  statusCacheMs: number;
 }
 
 export interface LoadOptions {
@@ -72,5 +77,6 @@ export function brokersConfig(env: Env, options: LoadOptions): BrokersConfig {
     timeoutMs,
     submitWindowMs,
     reconcileIntervalMs: integer(env, 'BROKER_RECONCILE_INTERVAL_MS', 30_000, 100, 86_400_000),
+    statusCacheMs: integer(env, 'BROKER_STATUS_CACHE_MS', 5000, 0, 60_000),
   };
 }

@@ -8,7 +8,7 @@ import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } fro
 import { serveMetrics } from './observability/metrics-server.js';
 import { stopTracing, tracingOn } from './observability/tracing.js';
 import { startServer } from './server.js';
-import { checkBrokerCredentialsKey } from './services/broker-connections.js';
+import { checkBrokerCredentialsKey } from './services/broker-credentials-key.js';
 import { createServices, type Services } from './services/index.js';
 
 const demo = process.argv.includes('--demo');

@@ -23,8 +23,8 @@ export class InvalidTokenError extends Error {
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
 export interface ClientStatusSource {
-  /** The client's current generation, or null when it is unknown or revoked. */
-  currentGeneration(clientId: string): Promise<number | null>;
+  /** The client's current generation, or null when it is unknown or revoked (without a promise when it is known here). */
+  currentGeneration(clientId: string): number | null | Promise<number | null>;
 }
 
 const MAX_CACHED_TOKENS = 10_000;

@@ -6,8 +6,9 @@ import { CONNECTABLE_BROKERS, type BrokerConnectionConfig, type BrokerFactory, t
 import { open, seal, SealedSecretError } from '../brokers/credentials.js';
 import { BrokerError, type BrokerAccount, type BrokerPort } from '../brokers/port.js';
 import type { Clock } from '../clock.js';
-import { ConfigError, type BrokersConfig } from '../config.js';
+import type { BrokersConfig } from '../config.js';
 import { InvalidInputError, ProblemError, type FieldProblem } from './errors.js';
+import { ReadThrough } from './read-through.js';
 
 /** An account's connection as the holder and the operator see it: never the secret key. */
 export interface BrokerConnectionView {
@@ -125,13 +126,32 @@ export class BrokerConnections {
   private readonly ports = new Map<string, { sealed: string; port: BrokerPort }>();
   /** Told when an account was connected here or traded through its broker (the instance's sync streams it at once). */
   onTouched: (accountId: string) => void = () => undefined;
+  /** Each account's connected broker (null: none) as the catalogue shows it, read through (config.statusCacheMs). */
+  private readonly connected: ReadThrough<string, ConnectableBroker | null>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly config: BrokersConfig,
     private readonly factory: BrokerFactory,
-  ) {}
+  ) {
+    this.connected = new ReadThrough(config.statusCacheMs, (accountId) =>
+      this.db
+        .selectFrom('broker_connections')
+        .select('broker')
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+        .then((row) => (row ? (row.broker as ConnectableBroker) : null)),
+    );
+  }
+
+  /**
+   * The broker the account is connected to, null for none, as the catalogue shows it: read on every `listBrokers`, so
+   * kept per instance; a change made here shows at once, one made on another instance within `statusCacheMs`.
+   */
+  connectedBroker(accountId: string): ConnectableBroker | null | Promise<ConnectableBroker | null> {
+    return this.connected.get(accountId);
+  }
 
   /** The account's connection and what connecting allows (the Broker page). */
   async state(accountId: string): Promise<BrokerConnectionState> {
@@ -176,6 +196,7 @@ export class BrokerConnections {
       .returningAll()
       .executeTakeFirstOrThrow();
     this.remember(accountId, row.secret_sealed, port);
+    this.connected.forget(accountId);
     this.onTouched(accountId);
     return view(row);
   }
@@ -202,6 +223,7 @@ export class BrokerConnections {
     }
     const row = await this.db.deleteFrom('broker_connections').where('account_id', '=', accountId).returningAll().executeTakeFirst();
     this.ports.delete(accountId);
+    this.connected.forget(accountId);
     return row && view(row);
   }
 
@@ -263,38 +285,5 @@ export class BrokerConnections {
     this.ports.delete(accountId);
     if (this.ports.size >= MAX_CACHED_PORTS) this.ports.delete(this.ports.keys().next().value!);
     this.ports.set(accountId, { sealed, port });
-  }
-}
-
-/**
- * At start: the connected accounts' secret keys must open. Without BROKER_CREDENTIALS_KEY, or with another key than
- * the one that sealed them, the service would fail each of those accounts' broker calls; it refuses to start instead.
- */
-export async function checkBrokerCredentialsKey(db: Kysely<Database>, key: BrokersConfig['credentialsKey']): Promise<void> {
-  const latest = await db
-    .selectFrom('broker_connections')
-    .select(['account_id', 'secret_sealed'])
-    .orderBy('connected_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!latest) return;
-  if (!key) {
-    const { count } = await db
-      .selectFrom('broker_connections')
-      .select((eb) => eb.fn.countAll<string>().as('count'))
-      .executeTakeFirstOrThrow();
-    throw new ConfigError(
-      'BROKER_CREDENTIALS_KEY',
-      `is not set, and ${count} account(s) are connected to a broker with secret keys sealed under it: set the key they were sealed with`,
-    );
-  }
-  try {
-    open(key.bytes, latest.account_id, latest.secret_sealed);
-  } catch (error) {
-    if (!(error instanceof SealedSecretError)) throw error;
-    throw new ConfigError(
-      'BROKER_CREDENTIALS_KEY',
-      'does not open the secret keys of the connected broker accounts: they were sealed under another key',
-    );
   }
 }

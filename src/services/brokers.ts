@@ -60,17 +60,18 @@ export const BROKERS: readonly Broker[] = [
 ];
 
 export class BrokerService {
-  constructor(private readonly connections: Pick<BrokerConnections, 'connectionOf'>) {}
+  constructor(private readonly connections: Pick<BrokerConnections, 'connectedBroker'>) {}
 
   /**
    * The catalogue in pages, as the caller's account sees it: a broker the account is connected to is `active`; the
-   * cursor is the offset of the next entry.
+   * cursor is the offset of the next entry. Another instance's change of the account's connection shows within
+   * BROKER_STATUS_CACHE_MS (BrokerConnections.connectedBroker).
    */
   async list(actor: Actor<'listBrokers'>, page: PageRequest): Promise<Page<Broker>> {
     const limit = page.limit ?? DEFAULT_PAGE_SIZE;
     const from = decodeCursor<number>(page.cursor, 'number', (n) => Number.isInteger(n) && n >= 0) ?? 0;
     const next = from + limit;
-    const connected = (await this.connections.connectionOf(actor.accountId))?.broker;
+    const connected = await this.connections.connectedBroker(actor.accountId);
     const data = BROKERS.slice(from, next).map((broker) => (broker.id === connected ? { ...broker, status: 'active' as const } : broker));
     return { data, next_cursor: next < BROKERS.length ? encodeCursor(next) : null };
   }

@@ -8,6 +8,7 @@ import type { SecretHasher } from '../auth/secrets.js';
 import { SCOPES, type ClientStatusSource } from '../auth/tokens.js';
 import { newId, newSecret } from '../ids.js';
 import { ensureAccount } from './accounts.js';
+import { ReadThrough } from './read-through.js';
 import { invalidField, NotFoundError } from './errors.js';
 
 /** How long a verified client secret is remembered (as a keyed hash), and for how many clients at most. */
@@ -63,13 +64,8 @@ export function parseScopes(raw: string): string[] {
  * outstanding token: at once on this instance, and within `statusCacheMs` on the others.
  */
 export class ClientService implements ClientStatusSource {
-  private readonly statusCache = new Map<string, { generation: number | null; until: number }>();
-  /**
-   * The status read in flight per client: requests that find the cache expired wait for it instead of each reading
-   * the row (at thousands of reads a second, an expiry sent thousands of identical queries into the pool, which
-   * timed out connecting and answered 503).
-   */
-  private readonly statusReads = new Map<string, Promise<number | null>>();
+  /** The generation of each client in use (null: unknown or revoked), read through within `statusCacheMs`. */
+  private readonly status: ReadThrough<string, number | null>;
 
   private readonly verifiedSecrets = new Map<string, { mac: Buffer; hash: string; until: number }>();
   private readonly secretMacKey = randomBytes(32);
@@ -77,8 +73,17 @@ export class ClientService implements ClientStatusSource {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly hasher: SecretHasher,
-    private readonly statusCacheMs: number,
-  ) {}
+    statusCacheMs: number,
+  ) {
+    this.status = new ReadThrough(statusCacheMs, (clientId) =>
+      this.db
+        .selectFrom('api_clients')
+        .select(['generation', 'revoked_at'])
+        .where('client_id', '=', clientId)
+        .executeTakeFirst()
+        .then((row) => (row && !row.revoked_at ? row.generation : null)),
+    );
+  }
 
   /** Operators (CLI): a client for the account with this email, created with the account if absent. */
   async create(input: { accountEmail: string; scopes: string[]; name?: string }): Promise<ClientWithSecret> {
@@ -195,8 +200,7 @@ export class ClientService implements ClientStatusSource {
 
   /** After a rotation or revocation: the cached status and any read in flight (it may predate the change) are dropped. */
   private forgetStatus(clientId: string): void {
-    this.statusCache.delete(clientId);
-    this.statusReads.delete(clientId);
+    this.status.forget(clientId);
   }
 
   /** Whether `secret` is the live client's secret, without recording a use (the demo seed checks its saved copy). */
@@ -230,30 +234,7 @@ export class ClientService implements ClientStatusSource {
     return row;
   }
 
-  async currentGeneration(clientId: string): Promise<number | null> {
-    const now = Date.now();
-    const cached = this.statusCache.get(clientId);
-    if (cached && cached.until > now) return cached.generation;
-    const inFlight = this.statusReads.get(clientId);
-    if (inFlight) return inFlight;
-    const read = this.db
-      .selectFrom('api_clients')
-      .select(['generation', 'revoked_at'])
-      .where('client_id', '=', clientId)
-      .executeTakeFirst()
-      .then((row) => (row && !row.revoked_at ? row.generation : null));
-    this.statusReads.set(clientId, read);
-    read.then(
-      (generation) => {
-        // Cached only if no rotation or revocation came in between (it drops the read).
-        if (this.statusReads.get(clientId) !== read) return;
-        this.statusReads.delete(clientId);
-        this.statusCache.set(clientId, { generation, until: now + this.statusCacheMs });
-      },
-      () => {
-        if (this.statusReads.get(clientId) === read) this.statusReads.delete(clientId);
-      },
-    );
-    return read;
+  currentGeneration(clientId: string): number | null | Promise<number | null> {
+    return this.status.get(clientId);
   }
 }

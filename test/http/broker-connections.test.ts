@@ -6,7 +6,8 @@ import { realBrokers, type BrokerConnectionConfig, type BrokerFactory } from '..
 import type { BrokerPort } from '../../src/brokers/port.js';
 import { systemClock } from '../../src/clock.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { BrokerConnections, checkBrokerCredentialsKey } from '../../src/services/broker-connections.js';
+import { BrokerConnections } from '../../src/services/broker-connections.js';
+import { checkBrokerCredentialsKey } from '../../src/services/broker-credentials-key.js';
 import { ProblemError } from '../../src/problems.js';
 import { InvalidInputError } from '../../src/services/errors.js';
 import { graphql } from '../graphql/support.js';
