@@ -1,12 +1,14 @@
-// Webhook endpoints over MCP (issue 36, point 4): a tool per operation, the same pipeline as REST.
+// Webhook endpoints over MCP (issue 36, point 4): a tool per operation, the same pipeline as REST. Create, read,
+// change, delete and the scopes each needs; rotation, failed attempts and recovery: webhook-endpoint-deliveries.test.ts.
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Webhook } from 'standardwebhooks';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { callTool, connectMcp, rpc } from '../support/mcp.js';
+import { callTool, connectMcp, rpc, sameProblem } from '../support/mcp.js';
 import { Receiver, until } from '../support/webhook-receiver.js';
 
-describe('MCP webhook endpoint tools: create, list, test and its delivery attempts', () => {
+describe('MCP webhook endpoint tools: create, list, change, delete, test and its delivery attempts', () => {
   let server: TestServer;
   let receiver: Receiver;
   let token: string;
@@ -28,6 +30,13 @@ describe('MCP webhook endpoint tools: create, list, test and its delivery attemp
     const answer = await callTool(mcp, name, args);
     expect(answer.ok, `${name}: ${JSON.stringify(answer)}`).to.equal(true);
     return answer.value;
+  };
+  const at = (id: string) => `/v1/webhook-endpoints/${id}`;
+  const problem = (slug: string) => `${server.url}/problems/${slug}`;
+  /** A new endpoint at the receiver, without its secret. */
+  const endpointAtReceiver = async () => {
+    const { secret: _secret, ...endpoint } = await tool('createWebhookEndpoint', { url: receiver.url, event_types: ['order.filled'] });
+    return endpoint;
   };
 
   it('createWebhookEndpoint answers the secret once; listWebhookEndpoints and getWebhookEndpoint answer what REST does, without it', async () => {
@@ -98,5 +107,93 @@ describe('MCP webhook endpoint tools: create, list, test and its delivery attemp
       idempotentHint: false,
       openWorldHint: false,
     });
+  });
+
+  it('updateWebhookEndpoint changes URL, event types, description and enabled, answering what REST’s GET then reads', async () => {
+    const endpoint = await endpointAtReceiver();
+    const changed = await tool('updateWebhookEndpoint', {
+      id: endpoint.id,
+      url: 'https://hooks.example.com/ias-v2',
+      event_types: ['policy.created', 'order.blocked'],
+      description: 'Second receiver',
+      enabled: false,
+    });
+    expect(changed).to.deep.include({
+      id: endpoint.id,
+      url: 'https://hooks.example.com/ias-v2',
+      event_types: ['policy.created', 'order.blocked'],
+      description: 'Second receiver',
+      enabled: false,
+      disabled_reason: 'disabled by hand',
+      created_at: endpoint.created_at,
+    });
+    expect(changed).to.not.have.property('secret');
+    expect(changed.disabled_at).to.be.a('string');
+    expect((await server.api.get(at(endpoint.id), { token })).body).to.deep.equal(changed);
+
+    const enabled = await tool('updateWebhookEndpoint', { id: endpoint.id, enabled: true });
+    expect(enabled).to.include({ enabled: true, disabled_reason: null, disabled_at: null, description: 'Second receiver' });
+    expect((await server.api.get(at(endpoint.id), { token })).body).to.deep.equal(enabled);
+  });
+
+  it('a refused change is an isError result with REST’s problem, and the endpoint stays as it was', async () => {
+    const endpoint = await endpointAtReceiver();
+    const refusals: [Record<string, unknown>, string, number][] = [
+      [{ url: 'ftp://hooks.example.com/', description: 'not kept' }, 'webhook-url-refused', 422],
+      [{ event_types: [], enabled: false }, 'validation-error', 400],
+      [{ secret: 'whsec_mine' }, 'validation-error', 400],
+    ];
+    for (const [args, type, status] of refusals) {
+      const refused = await callTool(mcp, 'updateWebhookEndpoint', { id: endpoint.id, ...args });
+      expect(refused.ok, JSON.stringify(args)).to.equal(false);
+      expect(refused.problem, JSON.stringify(args)).to.include({ type: problem(type), status });
+      const rest = await server.api.request('PATCH', at(endpoint.id), { token, json: args });
+      expect(sameProblem(refused.problem)).to.deep.equal(sameProblem(rest.body));
+    }
+    expect(await tool('getWebhookEndpoint', { id: endpoint.id })).to.deep.equal(endpoint);
+  });
+
+  it('deleteWebhookEndpoint answers the deleted endpoint; then getWebhookEndpoint is a not-found isError result, REST’s GET 404', async () => {
+    const endpoint = await endpointAtReceiver();
+    expect(await tool('deleteWebhookEndpoint', { id: endpoint.id })).to.deep.equal({ id: endpoint.id, deleted: true });
+    const gone = await callTool(mcp, 'getWebhookEndpoint', { id: endpoint.id });
+    expect(gone.ok).to.equal(false);
+    expect(gone.problem).to.include({ type: problem('not-found'), status: 404 });
+    const rest = await server.api.get(at(endpoint.id), { token });
+    expect(rest.status).to.equal(404);
+    expect(sameProblem(gone.problem)).to.deep.equal(sameProblem(rest.body));
+    expect((await callTool(mcp, 'deleteWebhookEndpoint', { id: endpoint.id })).problem).to.include({ type: problem('not-found') });
+    const listed = await tool('listWebhookEndpoints', { limit: 100 });
+    expect(listed.data.map((e: { id: string }) => e.id)).to.not.include(endpoint.id);
+  });
+
+  it('a read and mcp token is refused update, delete, rotate, test and recover: 403 naming write mcp; nothing changes', async () => {
+    const endpoint = await endpointAtReceiver();
+    const reader = await connectMcp(server, await server.token(['read', 'mcp'], 'mcp-hooks@example.com'));
+    try {
+      const calls: [string, Record<string, unknown>][] = [
+        ['updateWebhookEndpoint', { id: endpoint.id, enabled: false }],
+        ['deleteWebhookEndpoint', { id: endpoint.id }],
+        ['rotateWebhookEndpointSecret', { id: endpoint.id }],
+        ['testWebhookEndpoint', { id: endpoint.id }],
+        ['recoverWebhookEndpointDeliveries', { id: endpoint.id, since: new Date(Date.now() - 60_000).toISOString() }],
+      ];
+      for (const [name, args] of calls) {
+        const refused = await callTool(reader, name, args).then(
+          () => expect.fail(`${name} was not refused`),
+          (error: unknown) => error,
+        );
+        expect(refused, name).to.be.instanceOf(StreamableHTTPError);
+        const { code, message } = refused as StreamableHTTPError;
+        expect(code, name).to.equal(403);
+        const body = JSON.parse(message.slice(message.indexOf('{')));
+        expect(body, name).to.include({ type: problem('insufficient-scope'), required_scope: 'write mcp' });
+      }
+      expect((await callTool(reader, 'getWebhookEndpoint', { id: endpoint.id })).value).to.deep.equal(endpoint);
+      const attempts = await callTool(reader, 'listWebhookEndpointDeliveries', { id: endpoint.id });
+      expect(attempts.value).to.deep.equal({ data: [], next_cursor: null });
+    } finally {
+      await reader.close();
+    }
   });
 });
