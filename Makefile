@@ -86,7 +86,9 @@ test-embedded: install
 	TEST_DB=embedded npx mocha --no-config --node-option import=tsx --timeout 30000 --exit $(EMBEDDED_SMOKE)
 
 # Benchmarks print ratios against baselines measured in the same run and write BENCHMARKS.md; not part of `make test`.
-# CASES="read cluster memory approvals webhooks orders feasibility flood heavy" picks some; PostgreSQL must answer (BENCH_DATABASE_URL).
+# CASES="read observability cluster memory operations approvals webhooks orders feasibility flood heavy" picks some (read:
+# GET /v1/brokers against node:http, fastify and express; operations: a keyed write and a GraphQL read against node:http
+# and fastify); PostgreSQL must answer (BENCH_DATABASE_URL).
 bench: build bench-tools
 	npx tsx scripts/bench.ts
 

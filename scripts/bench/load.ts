@@ -1,6 +1,7 @@
 // The load generators of `make bench`: closed-loop throughput (wrk, or autocannon without it) and open-loop
 // fixed-rate latency with plain http.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { cpuMs } from './support.js';
@@ -16,6 +17,19 @@ export interface Throughput {
 }
 
 /**
+ * What each request sends when it is not a GET without a body: `method` and `body`; `keyed`, a fresh Idempotency-Key on
+ * every request (a prefix new to each measurement and a count), over `paths` in turn (the URL's own path is ignored).
+ */
+export interface LoadRequest {
+  method: string;
+  body?: string;
+  keyed?: { paths: string[] };
+}
+
+/** wrk's script for a LoadRequest (its arguments follow the URL). */
+const REQUEST_SCRIPT = 'scripts/bench/request.lua';
+
+/**
  * The closed-loop load generator: wrk (Debian's package, in C) when it is installed, else autocannon. autocannon
  * parses every answer in JavaScript and, on these two cores, tops out near 35k requests/s, about what one worker of
  * the service now serves: it cannot show what a second worker adds. BENCH_LOAD_GENERATOR=autocannon forces it.
@@ -23,19 +37,25 @@ export interface Throughput {
 export const loadGenerator: 'wrk' | 'autocannon' =
   process.env.BENCH_LOAD_GENERATOR === 'autocannon' || spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk';
 
+export interface LoadOptions {
+  headers?: Record<string, string>;
+  connections?: number;
+  duration?: number;
+  amount?: number;
+  pid?: number;
+  request?: LoadRequest;
+}
+
 /**
  * Closed-loop load: `connections` keep-alive connections sending as fast as answers come back, for `duration`
  * seconds (wrk or autocannon) or for `amount` requests (autocannon).
  */
-export async function throughput(
-  url: string,
-  options: { headers?: Record<string, string>; connections?: number; duration?: number; amount?: number; pid?: number } = {},
-): Promise<Throughput> {
+export async function throughput(url: string, options: LoadOptions = {}): Promise<Throughput> {
   const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
   const connections = options.connections ?? 10;
   const run =
     loadGenerator === 'wrk' && !options.amount
-      ? await wrk(url, connections, options.duration ?? 8, options.headers ?? {})
+      ? await wrk(url, connections, options.duration ?? 8, options.headers ?? {}, options.request)
       : await cannon(url, connections, options);
   return {
     ...(options.pid && run.answered > 0 ? { cpuMicrosPerRequest: ((cpuMs(options.pid) - cpuBefore) * 1000) / run.answered } : {}),
@@ -43,11 +63,28 @@ export async function throughput(
   };
 }
 
-async function cannon(url: string, connections: number, options: { headers?: Record<string, string>; duration?: number; amount?: number }) {
+async function cannon(url: string, connections: number, options: LoadOptions) {
+  const { method, body, keyed } = options.request ?? {};
+  const prefix = `${randomUUID()}-`;
+  let sent = 0;
   const result = await autocannon({
     url,
     headers: options.headers,
     connections,
+    ...(method ? { method: method as autocannon.Request['method'], body } : {}),
+    ...(keyed
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                path: keyed.paths[sent % keyed.paths.length],
+                headers: { ...request.headers, 'Idempotency-Key': `${prefix}${++sent}` },
+              }),
+            },
+          ],
+        }
+      : {}),
     ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 8 }),
   });
   return {
@@ -63,14 +100,16 @@ async function cannon(url: string, connections: number, options: { headers?: Rec
 }
 
 /** One wrk thread (the lightest load on cores the service shares), its summary parsed. */
-async function wrk(url: string, connections: number, seconds: number, headers: Record<string, string>) {
+async function wrk(url: string, connections: number, seconds: number, headers: Record<string, string>, request?: LoadRequest) {
   const args = [
     '-t1',
     `-c${connections}`,
     `-d${Math.round(seconds)}s`,
     '--latency',
     ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    ...(request ? ['-s', REQUEST_SCRIPT] : []),
     url,
+    ...(request ? ['--', request.method, request.body ?? '', ...(request.keyed ? [`${randomUUID()}-`, ...request.keyed.paths] : [])] : []),
   ];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });

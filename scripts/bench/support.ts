@@ -122,11 +122,13 @@ export function rssMiB(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-/** A baseline server in its own process (`scripts/bench/baseline.mjs`) answering every request with `body` and `headers`. */
-export async function startBaseline(kind: 'node' | 'express', body: string, headers: Record<string, string>): Promise<Service> {
+export type BaselineKind = 'node' | 'fastify' | 'express';
+
+/** A baseline server in its own process (`scripts/bench/baseline.mjs`) answering every request with `status`, `headers` and `body`. */
+export async function startBaseline(kind: BaselineKind, body: string, headers: Record<string, string>, status = 200): Promise<Service> {
   const port = await freePort();
   const child = spawn(process.execPath, ['scripts/bench/baseline.mjs', kind, String(port)], {
-    env: { ...process.env, BASELINE_BODY: body, BASELINE_HEADERS: JSON.stringify(headers) },
+    env: { ...process.env, BASELINE_BODY: body, BASELINE_HEADERS: JSON.stringify(headers), BASELINE_STATUS: String(status) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   track(child);
