@@ -22,7 +22,18 @@ import { OAuthError, ProblemError } from './problems.js';
 import type { Services } from './services/index.js';
 import { MCP_PATH } from './services/oauth.js';
 
-/** The API's express app over `services`; `stores` (the server's one set of shared counters) holds its rate limits. */
+/**
+ * The API's port: the express app (documentation, problems, GraphQL, MCP, the token endpoint) and `rest`, the same
+ * steps for a `/v1/` request run straight from node:http's request event, past express's router (each of its layers a
+ * path to test on every request): the request log, the unread-body guard, the rate limits, the REST channel, and the
+ * error handler for what they pass on. express still serves a `/v1/` request that reaches it (an absolute-form target).
+ */
+export interface ApiApp {
+  app: Express;
+  rest: (req: Request, res: Response) => void;
+}
+
+/** The API's app over `services`; `stores` (the server's one set of shared counters) holds its rate limits. */
 export async function createApp(
   config: Config,
   services: Services,
@@ -31,7 +42,7 @@ export async function createApp(
   logger: Logger,
   stores: RateLimitStores,
   dashboardUrl: () => string = () => config.dashboardUrl ?? `http://localhost:${config.dashboardPort}`,
-): Promise<Express> {
+): Promise<ApiApp> {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -40,15 +51,18 @@ export async function createApp(
   // Refusals past a client address's pace are held (refusal-pacing.ts; sendReply asks it for every 429).
   if (config.refusalPacePerSecond > 0) app.locals.pacing = new RefusalPacing(config.refusalPacePerSecond);
 
-  app.use(requestLog(logger, apiChannel));
-  app.use(closeUnreadBodies(config.bodyLimitBytes));
+  const logged = requestLog(logger, apiChannel);
+  const unreadGuard = closeUnreadBodies(config.bodyLimitBytes);
+  app.use(logged);
+  app.use(unreadGuard);
   const api = await createApiMiddleware(document, services, pipeline, handlers, successShapes, config.baseUrl, config.bodyLimitBytes);
   // /v1, /graphql and /mcp read their bodies after the bearer token is checked (no token and a huge or unreadable body
   // is 401, not 413 or 415); everything else here reads its body first. None reads past BODY_LIMIT_BYTES.
   const readsLater = (path: string) => path.startsWith('/v1/') || path === '/graphql' || path === MCP_PATH;
   app.use((req, res, next) => (readsLater(req.path) ? next() : api.rawBody(req, res, next)));
   services.meta.watchRateLimitStore(stores);
-  app.use(rateLimits(config, stores, () => api.routes));
+  const limits = rateLimits(config, stores, () => api.routes);
+  app.use(limits);
   // /v1 requests go straight to the REST adapter, past the documentation routes (each a layer to test).
   app.use((req, res, next) => (req.path.startsWith('/v1/') ? api(req, res, next) : next()));
 
@@ -84,7 +98,18 @@ export async function createApp(
     sendReply(res, problemReply(problem.slug, config.baseUrl, { detail: problem.detail }));
   };
   app.use(bodyErrors);
-  return app;
+
+  const rest = (req: Request, res: Response) => {
+    // What express's app.handle and router set up for its middleware (the prototypes are already the app's: node-server.ts).
+    req.res = res;
+    res.locals = Object.create(null) as Response['locals'];
+    req.originalUrl = req.url;
+    req.baseUrl = '';
+    const failed = (error: unknown) => bodyErrors(error, req, res, () => undefined);
+    const answer = () => void Promise.resolve(api(req, res, failed)).catch(failed);
+    logged(req, res, () => unreadGuard(req, res, () => limits(req, res, (error?: unknown) => (error ? failed(error) : answer()))));
+  };
+  return { app, rest };
 }
 
 /** Which channel of the API's port a path is, for the metrics: REST (and its token endpoint), GraphQL, MCP, the rest. */

@@ -64,7 +64,7 @@ function onSignals(logger: Logger, stop: (signal: NodeJS.Signals) => Promise<voi
       stopping = true;
       stop(signal).catch((error: unknown) => {
         logger.fatal({ err: error, signal }, 'stopping failed');
-        process.exit(1);
+        exitAfterLogs(logger, 1);
       });
     });
   }
@@ -198,7 +198,8 @@ async function supervise(config: Config, logger: Logger): Promise<void> {
     while (deaths[0]! < now - 60_000) deaths.shift();
     if (deaths.length > 2 * config.webConcurrency + 3) {
       logger.fatal({ deaths: deaths.length }, 'workers keep dying; giving up');
-      process.exit(1);
+      exitAfterLogs(logger, 1);
+      return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting a replacement');
     setTimeout(fork, 200);
@@ -257,7 +258,10 @@ async function stopAcceptingEverywhere(workers: Worker[], waitMs: number): Promi
 /** The service's process (main.ts starts it, after tracing when the OTEL_* variables ask for it). */
 export async function runProcess(): Promise<void> {
   const config = configOrExit();
-  const logger = pino({ level: config.logLevel });
+  // JSON lines on stdout, written asynchronously: the lines logged while a write is under way leave together in the next
+  // one, so a busy instance writes a batch at a time instead of a line per request (a system call each), and an idle one
+  // each line at once. Every exit waits for what is pending (exitAfterLogs).
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
   if (config.webConcurrency > 1 && cluster.isPrimary) return supervise(config, logger);
   return serve(config, logger, await open(config), cluster.isPrimary);
 }

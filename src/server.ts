@@ -6,7 +6,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import type { Duplex } from 'node:stream';
-import { createApp } from './app.js';
+import { createApp, type ApiApp } from './app.js';
 import { Pipeline } from './application/pipeline.js';
 import { problemTypeUri } from './application/problems.js';
 import type { Config } from './config.js';
@@ -101,8 +101,11 @@ function answerParserError(error: NodeJS.ErrnoException, socket: Duplex, baseUrl
   );
 }
 
-async function listen(app: Express, port: number | NetServer, config: Config): Promise<Listening> {
-  const server = createExpressServer(app, config.requestTimeoutMs);
+async function listen(app: Express | ApiApp, port: number | NetServer, config: Config): Promise<Listening> {
+  const server =
+    'rest' in app
+      ? createExpressServer(app.app, config.requestTimeoutMs, { prefix: '/v1/', handler: app.rest })
+      : createExpressServer(app, config.requestTimeoutMs);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerParserError(error, socket, config.baseUrl));
   const inFlight = new Set<ServerResponse>();

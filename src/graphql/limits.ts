@@ -15,7 +15,16 @@ export const LIMITS = {
   feasibilityMonthCostWithoutContribution: 0.5,
 } as const satisfies CostModel & Record<string, number>;
 
-/** graphql's parse, refusing a document longer than the limit before reading it. */
+/**
+ * Documents parsed lately, by their text: clients send the same few documents again and again (an SDK's operations),
+ * and parsing and validating one costs more than running it. At most MAX_CACHED_DOCUMENTS (each at most
+ * maxDocumentLength characters), the least recently used going first. A document is never changed once parsed
+ * (graphql-js only reads it), so one object serves every request that sends its text.
+ */
+const parsed = new Map<string, DocumentNode>();
+const MAX_CACHED_DOCUMENTS = 500;
+
+/** graphql's parse, refusing a document longer than the limit before reading it; a text parsed lately is not parsed again. */
 export function parseWithinLimits(source: Parameters<typeof parse>[0], options?: Parameters<typeof parse>[1]): DocumentNode {
   const length = typeof source === 'string' ? source.length : source.body.length;
   if (length > LIMITS.maxDocumentLength) {
@@ -23,8 +32,20 @@ export function parseWithinLimits(source: Parameters<typeof parse>[0], options?:
       extensions: { code: 'QUERY_TOO_LARGE', limit: LIMITS.maxDocumentLength, actual: length },
     });
   }
-  return parse(source, options);
+  if (typeof source !== 'string' || options !== undefined) return parse(source, options);
+  let document = parsed.get(source);
+  if (document) {
+    parsed.delete(source); // most recently used: last in the map's order
+  } else {
+    document = parse(source); // a document that does not parse throws, and is not kept
+    if (parsed.size >= MAX_CACHED_DOCUMENTS) parsed.delete(parsed.keys().next().value!);
+  }
+  parsed.set(source, document);
+  return document;
 }
+
+/** What graphql's own validation rules said of a document (they depend on the schema and the document only). */
+const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
 /** The depth and cost rules for one request (the cost depends on its variables: a `limit` may be one). */
 export function limitRules(
@@ -39,8 +60,9 @@ export function limitRules(
 }
 
 /**
- * graphql's validation, then the limit rules, only on documents it accepted: they walk fragments, which must
- * exist and be free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as
+ * graphql's validation (once per document: the schema is the process's), then the limit rules on every request (the
+ * cost depends on the variables), only on documents graphql accepted: they walk fragments, which must exist and be
+ * free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as
  * fragments spread in fragments could otherwise multiply the work; that is refused as too costly too.
  */
 export function validateWithinLimits(
@@ -48,7 +70,8 @@ export function validateWithinLimits(
   document: DocumentNode,
   rules: readonly ValidationRule[] = [],
 ): readonly GraphQLError[] {
-  const errors = validate(schema, document);
+  let errors = validated.get(document);
+  if (!errors) validated.set(document, (errors = validate(schema, document)));
   if (errors.length > 0) return errors;
   try {
     return validate(schema, document, rules);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Express } from 'express';
+import type { Express, Request as ExpressRequest, Response as ExpressResponse } from 'express';
 
 /**
  * A node:http server for an express app whose requests and responses are constructed with the app's prototypes already
@@ -18,7 +18,12 @@ import type { Express } from 'express';
  */
 export const connectionsCheckingInterval = (requestTimeoutMs: number) => Math.min(30_000, Math.max(250, Math.round(requestTimeoutMs / 4)));
 
-export function createExpressServer(app: Express, requestTimeoutMs?: number): http.Server {
+export function createExpressServer(
+  app: Express,
+  requestTimeoutMs?: number,
+  /** A handler for the requests whose target starts with this prefix, run instead of the app (app.ts's `rest`). */
+  direct?: { prefix: string; handler: (req: ExpressRequest, res: ExpressResponse) => void },
+): http.Server {
   class Request extends http.IncomingMessage {}
   class Response<R extends http.IncomingMessage = http.IncomingMessage> extends http.ServerResponse<R> {}
   adopt(Request.prototype, app, 'request');
@@ -27,7 +32,13 @@ export function createExpressServer(app: Express, requestTimeoutMs?: number): ht
     requestTimeoutMs === undefined
       ? {}
       : { requestTimeout: requestTimeoutMs, connectionsCheckingInterval: connectionsCheckingInterval(requestTimeoutMs) };
-  return http.createServer({ IncomingMessage: Request, ServerResponse: Response, ...timeouts }, app);
+  const options = { IncomingMessage: Request, ServerResponse: Response, ...timeouts };
+  if (!direct) return http.createServer(options, app);
+  const { prefix, handler } = direct;
+  return http.createServer(options, (req, res) => {
+    if (req.url!.startsWith(prefix)) handler(req as ExpressRequest, res as ExpressResponse);
+    else void app(req, res);
+  });
 }
 
 /** Makes `prototype` the app's request (or response) prototype: express's methods behind it and the app's own properties on it. */

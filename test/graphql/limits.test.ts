@@ -87,6 +87,20 @@ describe('/graphql abuse limits: each refused before execution with a clear erro
     });
   });
 
+  it('checks a document sent again as the first time (parsed and validated once per text, its cost on every request)', async () => {
+    const query = 'query Q($n: Int!) { ideas(limit: $n) { data { orders { id status symbol side events { to at } } } } }';
+    for (const n of [5, 100, 5, 100]) {
+      const answer = await graphql(server, query, { token, variables: { n } });
+      if (n === 5) expect(answer.body.errors, `n = ${n}`).to.equal(undefined);
+      else expectRefused(answer, 'QUERY_TOO_COSTLY');
+    }
+    const unknownField = '{ brokers { data { id nickname } } }';
+    const first = await graphql(server, unknownField, { token });
+    expect(first.status).to.equal(400);
+    expect(first.body.errors![0].message).to.match(/nickname/);
+    expect((await graphql(server, unknownField, { token })).body).to.deep.equal(first.body);
+  });
+
   it('refuses many root fields: each use case costs 100', async () => {
     const many = `{ ${Array.from({ length: 101 }, (_, i) => `k${i}: killSwitch { engaged }`).join(' ')} }`;
     expectRefused(await graphql(server, many, { token }), 'QUERY_TOO_COSTLY');
