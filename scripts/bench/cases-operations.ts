@@ -16,7 +16,7 @@ const CONNECTIONS = 32;
 const KINDS = ['node', 'fastify'] as const;
 
 /** The brokers with every member GET /v1/brokers answers (the read case's read, through GraphQL). */
-const BROKERS_QUERY =
+export const BROKERS_QUERY =
   '{ brokers { data { id name status markets capabilities { order_types fractional_shares short_selling asset_classes paper live } } next_cursor } }';
 
 export async function operationsCase(bench: Bench, service: Service): Promise<void> {
@@ -59,7 +59,7 @@ export async function operationsCase(bench: Bench, service: Service): Promise<vo
 }
 
 /** The account's webhook endpoints, as many as it may hold, disabled (nothing is delivered); their paths. */
-async function webhookEndpoints(url: string, headers: Record<string, string>): Promise<string[]> {
+export async function webhookEndpoints(url: string, headers: Record<string, string>): Promise<string[]> {
   const paths: string[] = [];
   for (let i = 0; i < ACCOUNT_LIMITS.webhookEndpoints.limit; i++) {
     const created = await request(`${url}/v1/webhook-endpoints`, {

@@ -13,6 +13,8 @@ import type { Queryable } from '../services/store.js';
 export interface Answer {
   status: number;
   body?: unknown;
+  /** The body as the JSON text the channel writes, when it serialised it already (a key stores that text). */
+  text?: string;
   headers?: Record<string, string>;
   contentType?: string;
 }
@@ -185,7 +187,7 @@ export class IdempotencyKeys {
       fingerprint: request.fingerprint,
       status: answer.status,
       headers: JSON.stringify(headers),
-      body: answer.body === undefined ? null : JSON.stringify(answer.body),
+      body: answer.body === undefined ? null : (answer.text ?? JSON.stringify(answer.body)),
       content_type: answer.contentType ?? 'application/json',
       created_at: now,
       expires_at: new Date(now.getTime() + this.retentionMs),

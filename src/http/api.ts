@@ -4,6 +4,7 @@ import { checkAnonymous } from '../application/people.js';
 import type { Outcome, Pipeline, Present } from '../application/pipeline.js';
 import type { BearerOperationId } from '../auth/authorize.js';
 import type { ContractOperation } from '../contract/operations.js';
+import { serializerOf } from '../contract/serializers.js';
 import { OAuthError, ProblemError } from '../problems.js';
 import { InvalidInputError, type FieldProblem } from '../services/errors.js';
 import type { Services } from '../services/index.js';
@@ -73,9 +74,11 @@ export async function createApiMiddleware(
     const shaped = shape?.(outcome.value);
     // The CPU budget's state joins the route limit's in RateLimit and RateLimit-Policy (when its store could say).
     const quota = outcome.quota ? quotaHeaders([outcome.quota]) : undefined;
+    const status = shaped?.status ?? operation.success!.status;
     return {
-      status: shaped?.status ?? operation.success!.status,
+      status,
       body: outcome.value,
+      text: status === operation.success!.status ? serializerOf(contract, operation.operationId)?.(outcome.value) : undefined,
       headers: quota || shaped?.headers ? { ...quota, ...shaped?.headers } : undefined,
     };
   };

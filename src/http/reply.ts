@@ -8,6 +8,8 @@ import type { ApiRequestState } from './request-state.js';
 export interface Reply {
   status: number;
   body?: unknown;
+  /** `body` as JSON text, when it was serialised already (a success, by its schema's compiled serializer). */
+  text?: string;
   headers?: Record<string, string>;
   contentType?: string;
   /** The body already serialised and compressed (it is `body` as JSON): sent in the client's preferred encoding. */
@@ -111,5 +113,5 @@ function writeReply(res: Response, answer: Reply): void {
     return;
   }
   res.setHeader('Content-Type', `${reply.contentType ?? 'application/json'}; charset=utf-8`);
-  sendBody(res.req, res, JSON.stringify(reply.body));
+  sendBody(res.req, res, reply.text ?? JSON.stringify(reply.body));
 }
