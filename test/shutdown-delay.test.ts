@@ -52,6 +52,7 @@ describe('SHUTDOWN_DELAY_MS: unready first, closed later', () => {
         }
         const unready = waitForOutput(service.child, /not ready; still accepting/);
         const draining = waitForOutput(service.child, /draining (in-flight requests|every worker)/);
+        const probed = waitForOutput(service.child, /"path":"\/readyz","status":503/);
         const signalled = Date.now();
         service.child.kill('SIGTERM');
         await unready;
@@ -63,6 +64,9 @@ describe('SHUTDOWN_DELAY_MS: unready first, closed later', () => {
           expect(await fresh(service.port, '/healthz')).to.deep.include({ status: 200 });
         }
         expect(Date.now() - signalled, 'the checks ran within the delay').to.be.lessThan(DELAY_MS);
+        // A readiness probe's 503 is what it is for: logged as a warning, not an error.
+        const probe = (await probed).split('\n').find((line) => line.includes('"path":"/readyz","status":503'))!;
+        expect((JSON.parse(probe) as { level: number }).level).to.equal(40);
         await draining;
         expect(Date.now() - signalled).to.be.at.least(DELAY_MS - 50);
         // Then the listeners close: new connections are refused (nothing sent, safe to retry elsewhere).

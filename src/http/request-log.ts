@@ -50,7 +50,7 @@ class LazyRequestInfo implements RequestInfo {
 
 /**
  * One log line per request ("request completed": reqId, method, path, status, ms, and trace_id when traced; error level
- * from 500), for the API and the dashboard alike, and the request's state for the channels: its id (X-Request-Id,
+ * from 500, but a warning for /readyz's 503), for the API and the dashboard alike, and the request's state for the channels: its id (X-Request-Id,
  * echoed when the client sent a well-formed one), its trace's id, and a child logger created only when something logs.
  * A traced request's server span is named by its route template, as the metrics are, never by its path. Written here rather than with pino-http,
  * whose per-request child logger, serializer wrapping and listeners cost every request, logged or not. Never logged:
@@ -87,7 +87,9 @@ export function requestLog(logger: Logger, channelOf: (path: string) => Channel)
         ms: Math.round(performance.now() - started),
       };
       if (!completed) logger.warn(line, 'request aborted');
-      else if (res.statusCode >= 500) logger.error(line, 'request completed');
+      // A readiness probe's 503 is the answer it exists to give (starting, stopping, the database away): a warning.
+      else if (res.statusCode >= 500 && req.path !== '/readyz') logger.error(line, 'request completed');
+      else if (res.statusCode >= 500) logger.warn(line, 'request completed');
       else logger.info(line, 'request completed');
     };
     // 'close' follows 'finish' on every response (keep-alive too); one listener tells completed from aborted.
