@@ -2,7 +2,7 @@
 // costs. Usage: npx tsx scripts/bench/profile-read.ts [read|write|graphql] [seconds] (after `node scripts/build.mjs`):
 // `read` is GET /v1/brokers, `write` the keyed PATCH /v1/webhook-endpoints/{id} and `graphql` the brokers query of the
 // operations case. Writes .profile/*.cpuprofile and prints the server CPU per request by stage of the pipeline
-// (profile-stages.ts) and the functions with the most self time.
+// (profile-stages.ts) and the functions with the most self time. PROFILE_ENV adds to the service's environment.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { migrateToLatest, openDatabase } from '../../db/connect.js';
@@ -23,7 +23,9 @@ const services = await createServices(
   db,
 );
 rmSync('.profile', { recursive: true, force: true });
-const service = await startService(database.url, {}, ['--cpu-prof', '--cpu-prof-dir=.profile']);
+// PROFILE_ENV: the service's environment besides the bench's (JSON), e.g. '{"LOG_LEVEL":"warn"}' to see a read unlogged.
+const env = JSON.parse(process.env.PROFILE_ENV ?? '{}') as Record<string, string>;
+const service = await startService(database.url, env, ['--cpu-prof', '--cpu-prof-dir=.profile']);
 let answered: number;
 try {
   const created = await services.clients.create({ accountEmail: 'profile@example.com', scopes: ['read', 'write'] });

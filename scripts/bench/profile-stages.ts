@@ -33,6 +33,7 @@ const STAGES: [string, (frame: Frame) => boolean][] = [
   ['rate limits', inUrl(/dist\/src\/(http\/rate-limit|counters\/)|express-rate-limit|refusal-pacing/)],
   ['authenticate (token, client status)', inUrl(/dist\/src\/(auth\/tokens|services\/clients|services\/read-through)\.js/)],
   ['authorize', inUrl(/dist\/src\/auth\//)],
+  ['reply (serialize, headers, compression)', inUrl(/dist\/src\/contract\/serializers\.js|\/fast-json-stringify\//)],
   ['validate (contract, ajv)', inUrl(/dist\/src\/contract\/|\/ajv\//)],
   ['route', inUrl(/dist\/src\/http\/routes\.js/)],
   ['idempotency key', inUrl(/dist\/src\/application\/idempotency/)],
@@ -84,7 +85,7 @@ export function stages(
     if (detail?.stage === stage) detail.onSample(byId.get(id)!.callFrame, delta / requests);
     busy += delta;
   });
-  const order = [...STAGES.map(([stage]) => stage), 'database (pg, kysely)', REST];
+  const order = [...new Set(STAGES.map(([stage]) => stage)), 'database (pg, kysely)', REST];
   return order
     .filter((stage) => totals.has(stage))
     .map((stage) => ({ stage, micros: totals.get(stage)! / requests, share: totals.get(stage)! / busy }));
