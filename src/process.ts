@@ -5,6 +5,7 @@ import { serveAdminSocket } from '../db/admin-socket.js';
 import { migrateToLatest, openDatabase, type Db } from '../db/connect.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_CREDENTIALS_FILE, demoBanner, seedDemo, type DemoCredentials } from './demo.js';
+import { TurnBatchedDestination } from './observability/log-destination.js';
 import { serveMetrics } from './observability/metrics-server.js';
 import { stopTracing, tracingOn } from './observability/tracing.js';
 import { startServer } from './server.js';
@@ -258,10 +259,8 @@ async function stopAcceptingEverywhere(workers: Worker[], waitMs: number): Promi
 /** The service's process (main.ts starts it, after tracing when the OTEL_* variables ask for it). */
 export async function runProcess(): Promise<void> {
   const config = configOrExit();
-  // JSON lines on stdout, written asynchronously: the lines logged while a write is under way leave together in the next
-  // one, so a busy instance writes a batch at a time instead of a line per request (a system call each), and an idle one
-  // each line at once. Every exit waits for what is pending (exitAfterLogs).
-  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
+  // JSON lines on stdout, written once per turn of the event loop (log-destination.ts); every exit waits for them.
+  const logger = pino({ level: config.logLevel }, new TurnBatchedDestination(1));
   if (config.webConcurrency > 1 && cluster.isPrimary) return supervise(config, logger);
   return serve(config, logger, await open(config), cluster.isPrimary);
 }
