@@ -47,6 +47,17 @@ export function parseWithinLimits(source: Parameters<typeof parse>[0], options?:
 /** What graphql's own validation rules said of a document (they depend on the schema and the document only). */
 const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
+/**
+ * The limit rules' verdict on a document, by what the cost depends on besides it (the operation's name and the
+ * variables): a client sending the same document with the same variables is not walked again. Kept for variables
+ * whose JSON is short (the key is that JSON), at most MAX_VERDICTS per document.
+ */
+const verdicts = new WeakMap<DocumentNode, Map<string, readonly GraphQLError[]>>();
+const MAX_VERDICTS = 64;
+const MAX_VERDICT_KEY = 1024;
+/** The verdict key of a request's rules (set by limitRules, read by validateWithinLimits). */
+const verdictKeys = new WeakMap<readonly ValidationRule[], string>();
+
 /** The depth and cost rules for one request (the cost depends on its variables: a `limit` may be one). */
 export function limitRules(
   schema: GraphQLSchema,
@@ -56,14 +67,17 @@ export function limitRules(
 ): ValidationRule[] {
   const named = document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName);
   // Without a matching name every operation is counted (more than runs: the execution refuses the request anyway).
-  return [depthRule(LIMITS.maxDepth), costRule(schema, LIMITS, variables ?? undefined, named ? operationName! : undefined)];
+  const rules = [depthRule(LIMITS.maxDepth), costRule(schema, LIMITS, variables ?? undefined, named ? operationName! : undefined)];
+  const key = `${named ? operationName : ''}\u0000${variables ? JSON.stringify(variables) : ''}`;
+  if (key.length <= MAX_VERDICT_KEY) verdictKeys.set(rules, key);
+  return rules;
 }
 
 /**
- * graphql's validation (once per document: the schema is the process's), then the limit rules on every request (the
- * cost depends on the variables), only on documents graphql accepted: they walk fragments, which must exist and be
- * free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as
- * fragments spread in fragments could otherwise multiply the work; that is refused as too costly too.
+ * graphql's validation (once per document: the schema is the process's), then the limit rules (once per document and
+ * variables: the cost depends on them), only on documents graphql accepted: they walk fragments, which must exist and
+ * be free of cycles first. The cost rule stops counting (throws) past a fixed number of nodes, as fragments spread in
+ * fragments could otherwise multiply the work; that is refused as too costly too.
  */
 export function validateWithinLimits(
   schema: GraphQLSchema,
@@ -73,6 +87,20 @@ export function validateWithinLimits(
   let errors = validated.get(document);
   if (!errors) validated.set(document, (errors = validate(schema, document)));
   if (errors.length > 0) return errors;
+  const key = verdictKeys.get(rules);
+  let known = verdicts.get(document);
+  const verdict = key === undefined ? undefined : known?.get(key);
+  if (verdict) return verdict;
+  const found = limitErrors(schema, document, rules);
+  if (key !== undefined) {
+    if (!known) verdicts.set(document, (known = new Map<string, readonly GraphQLError[]>()));
+    if (known.size >= MAX_VERDICTS) known.delete(known.keys().next().value!);
+    known.set(key, found);
+  }
+  return found;
+}
+
+function limitErrors(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[]): readonly GraphQLError[] {
   try {
     return validate(schema, document, rules);
   } catch (error) {
