@@ -28,18 +28,22 @@ export function secondsUntil(resetTime: Date | undefined): number {
   return resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : WINDOW_SECONDS;
 }
 
+const rateLimitOf = (quota: Quota) => `"${quota.name}"; r=${quota.remaining}; t=${secondsUntil(quota.resetTime)}`;
+
 /** The draft-8 `RateLimit` and `RateLimit-Policy` values of these policies, in their order. */
 export function quotaHeaders(quotas: Quota[]): { RateLimit: string; 'RateLimit-Policy': string } {
   return {
-    RateLimit: quotas.map((quota) => `"${quota.name}"; r=${quota.remaining}; t=${secondsUntil(quota.resetTime)}`).join(', '),
-    'RateLimit-Policy': quotas.map(policyOf).join(', '),
+    RateLimit: quotas.length === 1 ? rateLimitOf(quotas[0]!) : quotas.map(rateLimitOf).join(', '),
+    'RateLimit-Policy': quotas.length === 1 ? policyOf(quotas[0]!) : quotas.map(policyOf).join(', '),
   };
 }
 
 /** Adds the policies to the response's `RateLimit` and `RateLimit-Policy` lists (after those already there). */
 export function addQuotaHeaders(res: Response, quotas: Quota[]): void {
   if (res.headersSent || quotas.length === 0) return;
-  for (const [name, value] of Object.entries(quotaHeaders(quotas))) setResponseHeader(res, name, value);
+  const headers = quotaHeaders(quotas);
+  setResponseHeader(res, 'RateLimit', headers.RateLimit);
+  setResponseHeader(res, 'RateLimit-Policy', headers['RateLimit-Policy']);
 }
 
 export interface Refusal {
