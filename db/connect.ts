@@ -32,8 +32,12 @@ export interface Db {
    * each connection has them prepared before the first request. Nothing on the embedded database.
    */
   warm(statements?: CompiledQuery[]): Promise<void>;
-  /** PostgreSQL only: the pool's connections now, and a listener told each wait for one (the metrics'). */
-  pool?: { counts(): { total: number; idle: number; waiting: number }; onWait(listener: ((seconds: number) => void) | undefined): void };
+  /** PostgreSQL only: the pool's size, its connections now, and a listener told each wait for one (the metrics'). */
+  pool?: {
+    size: number;
+    counts(): { total: number; idle: number; waiting: number };
+    onWait(listener: ((seconds: number) => void) | undefined): void;
+  };
   close(): Promise<void>;
   /** Embedded only: a tarball of the data directory, to start another embedded database from. */
   dump?: () => Promise<Blob>;
@@ -160,6 +164,7 @@ export async function openDatabase(options: OpenOptions): Promise<Db> {
       open: { databaseUrl: options.databaseUrl, timeouts: options.timeouts, preparedStatements: options.preparedStatements },
       warm,
       pool: {
+        size,
         counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
         onWait: (listener) => (guardOptions.onWait = listener),
       },

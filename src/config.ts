@@ -82,6 +82,8 @@ export interface Config {
   /** CPU time of heavy computations one client may use a minute, in ms, over every interface and instance. */
   cpuBudgetMsPerMinute: number;
   paperStartingCash: string;
+  /** Approvals rehearsed before the service says ready, on PostgreSQL (services/orders/rehearsal.ts); 0: none. */
+  warmUpApprovals: number;
   /** How long an approval may be bound to a preview of it (POST /v1/orders/{id}/preview). */
   orderPreviewTtlSeconds: number;
   accountQuotas: QuotaLimits;
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     computeQueueLength: integer(env, 'COMPUTE_QUEUE_LENGTH', 64, 0, 10_000),
     cpuBudgetMsPerMinute: integer(env, 'CPU_BUDGET_MS_PER_MINUTE', 10_000, 1, 1_000_000_000),
     paperStartingCash: decimal(env, 'PAPER_STARTING_CASH', '100000'),
+    warmUpApprovals: integer(env, 'WARM_UP_APPROVALS', 300, 0, 5000),
     orderPreviewTtlSeconds: integer(env, 'ORDER_PREVIEW_TTL_SECONDS', 120, 1, 3600),
     accountQuotas: Object.fromEntries(
       Object.entries(ACCOUNT_QUOTAS).map(([name, quota]) => [name, integer(env, quota.env, quota.fallback, 1, 1_000_000)]),

@@ -147,6 +147,27 @@ async function listen(app: Express | ApiApp, port: number | NetServer, config: C
   return { server, stopAccepting: () => void stopAccepting(), drain };
 }
 
+/** No approval of the rehearsal starts later than this after it began: readiness comes within seconds. */
+const REHEARSAL_DEADLINE_MS = 3000;
+
+/**
+ * Opens the pool's connections with the hot statements prepared (a database that does not answer fails the start, as
+ * it always has), then rehearses the approval path on them (services/orders/rehearsal.ts): a rehearsal that fails
+ * leaves the service colder, not down, and readiness still asks the database itself.
+ */
+async function warm(config: Config, db: Db, services: Services, logger: Logger): Promise<void> {
+  await db.warm(services.hotStatements());
+  if (!db.pool || config.warmUpApprovals === 0) return;
+  const started = performance.now();
+  try {
+    const plan = { approvals: config.warmUpApprovals, connections: db.pool.size, deadlineMs: REHEARSAL_DEADLINE_MS };
+    const approvals = await services.rehearseApprovals(plan);
+    logger.info({ approvals, ms: Math.round(performance.now() - started) }, 'approval path rehearsed');
+  } catch (error) {
+    logger.warn({ err: error, ms: Math.round(performance.now() - started) }, 'approval path rehearsal failed');
+  }
+}
+
 /** The API and the dashboard, in one process over the same services, each on its own port. */
 export async function startServer(config: Config, db: Db, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const document = options.document ?? loadDocument();
@@ -155,7 +176,6 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
   // Metrics are recorded from the start when METRICS_PORT is set (every recording point asks whether they are).
   const metrics = config.metrics ? startMetrics() : undefined;
   const services = await createServices(config, db, options.overrides, document, stores);
-  const unobserve = metrics ? observeServer(metrics, db, stores) : undefined;
   const { beforeListen } = options;
   await beforeListen?.(services);
   // The docs page links to the dashboard, whose port is known once it listens (DASHBOARD_PORT=0 picks one).
@@ -182,14 +202,17 @@ export async function startServer(config: Config, db: Db, logger: Logger, option
     config.webhooks.thread && db.open && !options.overrides?.clock
       ? new WebhookThread(db, workerOptions, logger)
       : new WebhookWorker(db.kysely, options.overrides?.clock ?? systemClock, workerOptions, logger);
-  // Ready once the database pool holds its connections, each with the approval's statements prepared, and the
-  // webhook thread has loaded and opened its own, not while the first requests would wait for them.
+  // Ready once the database pool holds its connections, each with the approval's statements prepared, the approval
+  // path has been rehearsed on them, and the webhook thread has loaded and opened its own, not while the first
+  // requests would wait for them.
   try {
-    await Promise.all([db.warm(services.hotStatements()), config.webhooks.deliver ? webhooks.start() : undefined]);
+    await Promise.all([warm(config, db, services, logger), config.webhooks.deliver ? webhooks.start() : undefined]);
   } catch (error) {
     await webhooks.stop();
     throw error;
   }
+  // The pool's waits are requests' from here on, not the warm-up's.
+  const unobserve = metrics ? observeServer(metrics, db, stores) : undefined;
   // A cluster worker's metrics are its primary's to serve (main.ts), on the one METRICS_PORT.
   if (metrics && cluster.isWorker) shareWithPrimary(metrics);
   const metricsServer = metrics && !cluster.isWorker ? await serveMetrics(config.metrics!.port, config.metrics!.host, metrics) : undefined;

@@ -152,6 +152,19 @@ export function activeMetrics(): Metrics | undefined {
   return active;
 }
 
+/** Transactions that are not the service's work (the start's rehearsal, rolled back: services/orders/rehearsal.ts). */
+const uncounted = new WeakSet<object>();
+
+/** What is written in `trx` counts nowhere: the transaction rolls back, so nothing it did has happened. */
+export function leaveUncounted(trx: object): void {
+  uncounted.add(trx);
+}
+
+/** The metrics that work done on `db` (a transaction, or the pool) is recorded to: none in an uncounted transaction. */
+export function metricsFor(db: object): Metrics | undefined {
+  return active && !uncounted.has(db) ? active : undefined;
+}
+
 /** Tests only: stop recording. */
 export function stopMetrics(): void {
   active = undefined;

@@ -33,6 +33,7 @@ import { SimulatedPriceSource, type PriceSource } from './market-data.js';
 import { MetaService } from './meta.js';
 import { OAuthService } from './oauth.js';
 import { OrderService } from './orders/service.js';
+import { rehearseApprovals, type RehearsalPlan } from './orders/rehearsal.js';
 import { approvalReadWarmUp } from './orders/trigger-state.js';
 import { PeopleService } from './people.js';
 import { PolicyService } from './policies.js';
@@ -90,6 +91,11 @@ export interface Services {
    * connection before the service says ready.
    */
   hotStatements(): CompiledQuery[];
+  /**
+   * Runs the approval path end to end in transactions that roll back, on every connection of the pool, before the
+   * service says ready (orders/rehearsal.ts); answers the approvals rehearsed.
+   */
+  rehearseApprovals(plan: RehearsalPlan): Promise<number>;
   /** Stops what the use cases hold besides the database (the compute pool's threads); for a server's drain. */
   close(): Promise<void>;
 }
@@ -165,7 +171,7 @@ export async function createServices(
       touched: (accountId) => brokerConnections.touched(accountId),
     };
     const ctx: ServiceContext = { store, clock, prices, brokers, config };
-    return {
+    const services: Services = {
       goals: new GoalService(compute, budget),
       quotas,
       policies: new PolicyService(ctx),
@@ -193,12 +199,14 @@ export async function createServices(
       webhooks: new WebhookEndpoints(store, clock, webhookRules),
       transaction: (work) => store.transaction((_trx, bound) => work(bind(bound), bound)),
       hotStatements: () => [paperLockWarmUp(db.kysely), approvalReadWarmUp(db.kysely)],
+      rehearseApprovals: (plan) => rehearseApprovals(services, { clock, prices }, plan),
       brokerSync: (rootSync ??= new BrokerSync(ctx, brokerConnections)),
       close: () => {
         unobserveCompute?.();
         return compute.close();
       },
     };
+    return services;
   };
   return bind(new Store(db.kysely));
 }

@@ -85,6 +85,9 @@ export async function startTestServer(
       // Deliveries on the main thread, as on the embedded database: a thread for each of the suites' many servers would
       // cost each a start; the webhook thread is tested by webhooks-instances.test.ts and the process tests.
       WEBHOOK_THREAD: 'false',
+      // No rehearsal of the approval path before ready: it would cost each of the suites' many servers a second; it has
+      // its own tests (warm-up.test.ts), and the process tests start the service as deployed.
+      WARM_UP_APPROVALS: '0',
       ...env,
     },
     // Without BROKER_CREDENTIALS_KEY, broker secrets are sealed under the fixed derived key, as with --demo.

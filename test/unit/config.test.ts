@@ -31,6 +31,7 @@ describe('configuration from the environment', () => {
     ['DATABASE_QUERY_TIMEOUT_MS', '0', /between 100 and/],
     ['DATABASE_PREPARED_STATEMENTS', '-1', /whole number/],
     ['DATABASE_PREPARED_STATEMENTS', '10001', /between 0 and 10000/],
+    ['WARM_UP_APPROVALS', '5001', /between 0 and 5000/],
     ['RATE_LIMIT_REDIS_TIMEOUT_MS', '0', /between 1 and 5000/],
     ['RATE_LIMIT_REDIS_BREAKER_MS', 'soon', /whole number/],
     ['TOKEN_CLIENT_FAILURE_LIMIT_PER_MINUTE', '0', /between 1 and/],

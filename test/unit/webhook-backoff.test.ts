@@ -53,7 +53,10 @@ describe('webhook endpoints that keep timing out back off; the claim reads what 
     return { accountId, endpointId };
   };
   const deliveries = async (accountId: string, endpointId: string, count: number) => {
-    const events = eventRows(Array.from({ length: count }, () => ({ accountId, type: 'order.filled' as const, at: T0, data: {} })));
+    const events = eventRows(
+      Array.from({ length: count }, () => ({ accountId, type: 'order.filled' as const, at: T0, data: {} })),
+      undefined,
+    );
     for (let i = 0; i < events.length; i += 500) {
       const chunk = events.slice(i, i + 500);
       await db.insertInto('events').values(chunk).execute();

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { activeMetrics } from '../../observability/metrics.js';
+import { metricsFor, type Metrics } from '../../observability/metrics.js';
 import { currentTraceparent } from '../../observability/tracing.js';
 import type { EventsTable } from '../../../db/tables/events.js';
 import { newId } from '../../ids.js';
@@ -40,11 +40,11 @@ export interface NewEvent {
  * The rows of `events` for changes, to insert in the transaction of the change (the outbox): the statement that
  * records the change adds them (a CTE) or the caller inserts them with `publish`. Ids are time-ordered like every
  * other id; the feed's order is the commit-safe (tx, seq), not the id. Each keeps the trace it was recorded in (its
- * `traceparent`, null without tracing): the webhooks of the event carry it.
+ * `traceparent`, null without tracing): the webhooks of the event carry it. They are counted in `metrics`: those of
+ * the transaction they are written in (`metricsFor`).
  */
-export function eventRows(events: NewEvent[]): (Insertable<EventsTable> & { traceparent: string | null })[] {
+export function eventRows(events: NewEvent[], metrics: Metrics | undefined): (Insertable<EventsTable> & { traceparent: string | null })[] {
   const now = Date.now();
-  const metrics = activeMetrics();
   if (metrics) for (const event of events) metrics.events.inc({ type: event.type });
   const traceparent = currentTraceparent();
   return events.map((event) => ({
@@ -60,5 +60,8 @@ export function eventRows(events: NewEvent[]): (Insertable<EventsTable> & { trac
 /** Inserts the events in the caller's transaction (call it inside the change's transaction, never after it). */
 export async function publish(db: Queryable, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await db.insertInto('events').values(eventRows(events)).execute();
+  await db
+    .insertInto('events')
+    .values(eventRows(events, metricsFor(db)))
+    .execute();
 }

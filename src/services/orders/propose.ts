@@ -6,6 +6,7 @@ import { worstCaseNotional, type ProposedTrade } from '../checks.js';
 import { PAPER_CURRENCY } from '../ledger.js';
 import type { PriceSource } from '../market-data.js';
 import { eventRows } from '../events/outbox.js';
+import { metricsFor } from '../../observability/metrics.js';
 import { ideaView } from '../ideas/views.js';
 import type { Queryable } from '../store.js';
 import { actorOf, orderView, type Order } from './views.js';
@@ -113,15 +114,19 @@ export async function storeIdea(
     ),
   );
   // The outbox: the idea (as GET /v1/ideas/{id} answers it), then each of its orders.
-  const published = eventRows([
-    {
-      accountId: idea.accountId,
-      type: 'idea.generated',
-      at: now,
-      data: ideaView({ ...ideaRow, created_at: now }, views),
-    },
-    ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
-  ]);
+  const metrics = metricsFor(db);
+  const published = eventRows(
+    [
+      {
+        accountId: idea.accountId,
+        type: 'idea.generated',
+        at: now,
+        data: ideaView({ ...ideaRow, created_at: now }, views),
+      },
+      ...views.map((order) => ({ accountId: idea.accountId, type: 'order.proposed' as const, at: now, data: order })),
+    ],
+    metrics,
+  );
   const supersedes = idea.supersedes ?? [];
   const cancelledEvents = eventRows(
     supersedes.map((o) => ({
@@ -144,6 +149,7 @@ export async function storeIdea(
         now,
       ),
     })),
+    metrics,
   );
   let query = db
     .with('idea', (q) => q.insertInto('ideas').values(ideaRow).returningAll())

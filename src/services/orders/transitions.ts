@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { activeMetrics } from '../../observability/metrics.js';
+import { metricsFor } from '../../observability/metrics.js';
 import type { Database, Order as OrderRow } from '../../../db/schema.js';
 import type { SubmitRequest } from '../../brokers/port.js';
 import { ProblemError } from '../../problems.js';
@@ -114,7 +114,9 @@ export async function record(
   const later = last.at.getTime() > day.getTime();
   const values: RecordValues = { id: row.id, account_id: row.account_id, status: last.to, updated_at: last.at, ...fields };
   if (failed) values.failed_checks = JSON.stringify(failed);
-  eventRows(orderEvents(row, steps, prior, fields)).forEach((event, i) =>
+  // Counted as written: a transaction that rolls back after it (rare: a failure) is counted too, a rehearsal's not.
+  const metrics = metricsFor(trx);
+  eventRows(orderEvents(row, steps, prior, fields), metrics).forEach((event, i) =>
     Object.assign(values, {
       [`p${i}_id`]: event.id,
       [`p${i}_type`]: event.type,
@@ -124,8 +126,6 @@ export async function record(
     }),
   );
   let from: string = row.status;
-  // Counted as written: a transaction that rolls back after it (rare: a failure) is counted too.
-  const metrics = activeMetrics();
   steps.forEach((step, i) => {
     metrics?.transitions.inc({ from: i === 0 ? row.status : steps[i - 1]!.to, to: step.to });
     Object.assign(values, {

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../../db/tables/events.js';
 import { NotFoundError } from '../errors.js';
 import { eventRows, TEST_EVENT_TYPE } from '../events/outbox.js';
+import { metricsFor } from '../../observability/metrics.js';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageRequest } from '../pagination.js';
 import type { Queryable, Store } from '../store.js';
 import { deliveryId } from './queue.js';
@@ -15,14 +16,17 @@ const ATTEMPT_KEY = /^\d{1,19}$/;
 
 /** A `webhook.test` event for this endpoint alone, delivered like any other (the feed never shows it). */
 export async function queueTest(store: Store, endpoint: Selectable<WebhookEndpointsTable>, now: Date): Promise<TestDelivery> {
-  const [event] = eventRows([
-    {
-      accountId: endpoint.account_id,
-      type: TEST_EVENT_TYPE,
-      at: now,
-      data: { endpoint_id: endpoint.id, message: 'A test event sent to this endpoint.' },
-    },
-  ]);
+  const [event] = eventRows(
+    [
+      {
+        accountId: endpoint.account_id,
+        type: TEST_EVENT_TYPE,
+        at: now,
+        data: { endpoint_id: endpoint.id, message: 'A test event sent to this endpoint.' },
+      },
+    ],
+    metricsFor(store.db),
+  );
   const delivery = {
     id: deliveryId(),
     endpoint_id: endpoint.id,
