@@ -97,8 +97,12 @@ function postgresTemplate(admin: pg.Client): Promise<string> {
   return postgresTemplateName;
 }
 
-/** A database copied from the template, named `ias_test_…`. */
-async function copyTemplate(): Promise<string> {
+export async function createTestDatabase(onQuery?: (sql: string) => void): Promise<TestDatabase> {
+  if ((await testBackend()) === 'embedded') {
+    const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await embeddedTemplate(), onQuery });
+    await migrateToLatest(db.kysely);
+    return { db, url: undefined, drop: () => db.close() };
+  }
   const name = `ias_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -113,56 +117,6 @@ async function copyTemplate(): Promise<string> {
   } finally {
     await admin.end();
   }
-  return name;
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const cleanup = new pg.Client({ connectionString: adminUrl });
-  await cleanup.connect();
-  try {
-    await cleanup.query(`drop database if exists ${name} with (force)`);
-  } finally {
-    await cleanup.end();
-  }
-}
-
-/**
- * Ahead of time (test/support/root-hooks.ts turns it on for the whole run): the next file's database is copied while
- * this one runs, and a dropped database goes while the next runs. Each file still gets a new copy of its own; copies
- * and drops are seconds of waiting on the server over a run. Off, each is made and dropped when asked.
- */
-let ahead = false;
-let spare: Promise<string> | undefined;
-const dropping: Promise<Error | undefined>[] = []; // each resolves to its drop's error, if any
-
-export function prepareTestDatabasesAhead(): void {
-  ahead = true;
-}
-
-/** Drops the copy made ahead and waits for the drops under way: what the run leaves is what it found. */
-export async function settleTestDatabases(): Promise<void> {
-  ahead = false;
-  const unused = await spare?.catch(() => undefined);
-  spare = undefined;
-  if (unused) await dropDatabase(unused);
-  const [failure] = (await Promise.all(dropping.splice(0))).filter((error) => error !== undefined);
-  if (failure) throw failure;
-}
-
-function nextCopy(): Promise<string> {
-  const taken = spare;
-  spare = ahead ? copyTemplate() : undefined;
-  spare?.catch(() => {}); // a failure is seen by whoever takes it: it copies again
-  return taken ? taken.catch(copyTemplate) : copyTemplate();
-}
-
-export async function createTestDatabase(onQuery?: (sql: string) => void): Promise<TestDatabase> {
-  if ((await testBackend()) === 'embedded') {
-    const db = await openDatabase({ dataDir: 'memory://', loadDataDir: await embeddedTemplate(), onQuery });
-    await migrateToLatest(db.kysely);
-    return { db, url: undefined, drop: () => db.close() };
-  }
-  const name = await nextCopy();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = await openDatabase({ databaseUrl: url.toString(), poolSize: TEST_POOL_SIZE, onQuery });
@@ -172,14 +126,10 @@ export async function createTestDatabase(onQuery?: (sql: string) => void): Promi
     url: url.toString(),
     drop: async () => {
       await db.close();
-      const dropped = dropDatabase(name);
-      if (!ahead) return dropped;
-      dropping.push(
-        dropped.then(
-          () => undefined,
-          (error: Error) => error,
-        ),
-      );
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
     },
   };
 }
