@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { adminSocketPath } from '../db/admin-socket.js';
 import { openDatabase } from '../db/connect.js';
 import { solveChallenge } from '../scripts/solve-challenge.js';
-import { startServiceProcess } from './support/process.js';
+import { initializedDataDir, startServiceProcess } from './support/process.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const execFileAsync = promisify(execFile);
@@ -152,7 +151,7 @@ describe('operator CLI', () => {
 describe('operator CLI on the embedded database', () => {
   it('says clearly why it cannot open a data directory a running server holds, and what to do', async function () {
     this.timeout(120_000);
-    const dataDir = mkdtempSync(join(tmpdir(), 'ias-cli-'));
+    const dataDir = await initializedDataDir();
     const db = await openDatabase({ dataDir });
     try {
       const result = await cli(['client', 'list', '--account', 'a@example.com'], { DATA_DIR: dataDir, DATABASE_URL: '' });

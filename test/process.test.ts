@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { solvedChallenge } from '../scripts/solve-challenge.js';
-import { startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
+import { emptyDataDir, startServiceProcess, waitForOutput, type ServiceProcess } from './support/process.js';
 import { RawConnection } from './support/raw-connection.js';
 
 describe('the service process on the embedded database', () => {
@@ -199,7 +199,8 @@ describe('SIGTERM on the service process', () => {
 describe('the demo credentials of `make run`', () => {
   it('prints the dashboard and a demo login, keeps both in DATA_DIR (0600), and reuses them on restart without invalidating the first', async function () {
     this.timeout(90_000);
-    const first = await startServiceProcess();
+    // A first `make run`: DATA_DIR empty, the embedded database created in it.
+    const first = await startServiceProcess({}, emptyDataDir());
     try {
       const before = first.credentials();
       expect(first.output).to.include(`Dashboard: http://localhost:${first.dashboardPort}`);

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ApiClient } from '../support/client.js';
 import { createTestDatabase, testBackend, type TestDatabase } from '../support/database.js';
+import { drainServer } from '../support/server.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 describe('losing the database', () => {
@@ -35,7 +36,7 @@ describe('losing the database', () => {
     api = new ApiClient(`http://127.0.0.1:${running.port}`);
   });
   after(async () => {
-    await running?.drain();
+    await drainServer(running);
     await db?.close();
     await proxy?.stop();
     await database?.drop();
@@ -102,7 +103,7 @@ describe('a database that hangs', () => {
   });
   after(async () => {
     proxy?.thaw();
-    await running?.drain();
+    await drainServer(running);
     await db?.close();
     await proxy?.stop();
     await database?.drop();

@@ -65,8 +65,11 @@ describe('Prometheus metrics on METRICS_PORT', function () {
     expect((await graphql(server, '{ killSwitch { engaged } }', { token: holder.token })).status).to.equal(200);
     expect((await fetch(`${server.dashboardUrl}/login`)).status).to.equal(200);
     await until('the delivery', () => receiver.received.length >= 1);
-
-    const text = await scrape();
+    // The delivery thread counts its attempt once the receiver has answered, and tells this process after that.
+    const text = await until('the attempt counted', async () => {
+      const scraped = await scrape();
+      return sample(scraped, 'ias_webhook_attempts_total', 'outcome="success"') !== undefined && scraped;
+    });
     const route = (path: string, channel: string, method = 'GET') =>
       sample(text, 'http_server_request_duration_seconds_count', `http_request_method="${method}",http_route="${path}"`) !== undefined &&
       text.includes(`http_route="${path}",http_response_status_class="2xx",channel="${channel}"`);

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/poll.js';
-import { listeningSocket } from '../support/server.js';
+import { drainServer, listeningSocket } from '../support/server.js';
 import { ownRedisUnavailable, startOwnRedis, type OwnRedis } from '../support/redis-server.js';
 
 /** Every request here must answer within this, or the test fails: the target is "within 2 s", whatever Redis does. */
@@ -99,7 +99,7 @@ describe('rate limits with a Redis that hangs or dies', () => {
   after(async () => {
     consoleMethods.forEach((name, i) => (console[name] = originals[i]!));
     redis?.thaw();
-    await running?.drain();
+    await drainServer(running);
     await database?.drop();
     await redis?.kill();
   });

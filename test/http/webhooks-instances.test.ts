@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { THREAD_NICE } from '../../src/webhooks/threaded.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { Receiver, until, WEBHOOK_ENV } from '../support/webhook-receiver.js';
-import { freePort } from '../support/server.js';
+import { drainServer, freePort } from '../support/server.js';
 
 describe('webhooks: instances, restarts and private networks', () => {
   let database: TestDatabase;
@@ -44,10 +44,7 @@ describe('webhooks: instances, restarts and private networks', () => {
       running,
       url: `http://127.0.0.1:${port}`,
       async stop() {
-        const drained = running.drain();
-        running.server.closeIdleConnections();
-        running.dashboard.server.closeIdleConnections();
-        await drained;
+        await drainServer(running);
         if (database.url) await db.close();
       },
     };

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '../../db/connect.js';
 
 /** Resolves with everything the child printed once its output matches `pattern`. */
 export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
@@ -21,6 +22,28 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<str
   });
 }
 
+/** An empty folder for DATA_DIR: the embedded database is created in it, as on a first `make run`. */
+export const emptyDataDir = () => mkdtempSync(join(tmpdir(), 'ias-process-'));
+
+let cluster: Promise<string> | undefined;
+
+/**
+ * A folder for DATA_DIR holding an embedded database cluster that was created and closed, with nothing of the service
+ * in it (no migration, no demo): the service migrates and seeds it as on a first start. Creating a cluster (PGlite's
+ * initdb) takes seconds; it is done once per test process and copied for each service.
+ */
+export async function initializedDataDir(): Promise<string> {
+  cluster ??= (async () => {
+    const dir = emptyDataDir();
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await (await openDatabase({ dataDir: dir })).close();
+    return dir;
+  })();
+  const copy = emptyDataDir();
+  cpSync(await cluster, copy, { recursive: true });
+  return copy;
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   port: number;
@@ -37,14 +60,16 @@ export interface ServiceProcess {
 }
 
 /**
- * `src/main.ts --demo` on an embedded database (a fresh one unless `dataDir` is given), as `make run` starts it; `main`
- * may name the compiled entry (`dist/src/main.js`, after `make build`) instead.
+ * `src/main.ts --demo` on an embedded database, as `make run` starts it, or on env.DATABASE_URL; `main` may name the
+ * compiled entry (`dist/src/main.js`, after `make build`) instead. DATA_DIR is `dataDir` if given, else a new folder,
+ * on the embedded database one holding a new cluster (initializedDataDir; emptyDataDir for a truly first start).
  */
 export async function startServiceProcess(
   env: Record<string, string> = {},
-  dataDir = mkdtempSync(join(tmpdir(), 'ias-process-')),
+  dataDir?: string,
   main = 'src/main.ts',
 ): Promise<ServiceProcess> {
+  dataDir ??= env.DATABASE_URL ? emptyDataDir() : await initializedDataDir();
   // node itself with tsx as a loader: one process, so killing it stops the server (the tsx wrapper would leave
   // its child running, holding the test runner's output open).
   const child = spawn(process.execPath, [...(main.endsWith('.ts') ? ['--import', 'tsx'] : []), main, '--demo'], {

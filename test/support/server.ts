@@ -35,6 +35,18 @@ export function listeningSocket(): Promise<{ socket: NetServer; port: number }> 
   });
 }
 
+/**
+ * Drains a server the suite is the only client of, once the suite is done with it: its idle pooled connections are
+ * closed at once instead of waiting for the keep-alive timeout.
+ */
+export async function drainServer(running: RunningServer | undefined): Promise<void> {
+  if (!running) return;
+  const drained = running.drain();
+  running.server.closeIdleConnections();
+  running.dashboard.server.closeIdleConnections();
+  await drained;
+}
+
 export interface TestServer {
   /** BASE_URL: the issuer, audience and prefix of problem type URIs (the server listens on 127.0.0.1 whatever it says). */
   url: string;
@@ -123,11 +135,7 @@ export async function startTestServer(
     account,
     token: async (scopes?: string[], email?: string) => (await account(scopes, email)).token,
     async close() {
-      // The suite is the only client and is done: its idle pooled connections need not wait for the keep-alive timeout.
-      const drained = running.drain();
-      running.server.closeIdleConnections();
-      running.dashboard.server.closeIdleConnections();
-      await drained;
+      await drainServer(running);
       await database.drop();
     },
   };
