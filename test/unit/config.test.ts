@@ -113,7 +113,13 @@ describe('configuration from the environment', () => {
       dataUrl: 'https://data.alpaca.markets',
       liveEnabled: false,
     });
-    expect(rest).to.deep.equal({ credentialsKey: undefined, timeoutMs: 5000, submitWindowMs: 120_000, reconcileIntervalMs: 30_000 });
+    expect(rest).to.deep.equal({
+      credentialsKey: undefined,
+      timeoutMs: 5000,
+      submitWindowMs: 120_000,
+      reconcileIntervalMs: 30_000,
+      statusCacheMs: 5000,
+    });
     const local = loadConfig({ ALPACA_PAPER_URL: 'http://127.0.0.1:4010/', ALPACA_LIVE_ENABLED: 'true' }).brokers.alpaca;
     expect(local.paper).to.deep.equal({ tradingUrl: 'http://127.0.0.1:4010', streamUrl: 'ws://127.0.0.1:4010/stream' });
     expect(local.liveEnabled).to.equal(true);

@@ -13,10 +13,17 @@ import { ProblemError } from '../../problems.js';
 import { ensureAccount } from '../accounts.js';
 import { PAPER_MARKETS } from '../brokers.js';
 import { currentDisclosure } from '../disclosures.js';
-import type { Services } from '../index.js';
+import type { PolicyService } from '../policies.js';
+import type { Store } from '../store.js';
+import type { OrderService } from './service.js';
 import type { PriceSource } from '../market-data.js';
 import { dec } from '../money.js';
 import { storeIdea } from './propose.js';
+
+/** What a rehearsal uses of the services (this module is one of theirs: services/index.ts binds it). */
+interface Services {
+  transaction<T>(work: (bound: { policies: PolicyService; orders: OrderService }, store: Store) => Promise<T>): Promise<T>;
+}
 
 export interface RehearsalPlan {
   /** Approvals to rehearse, at least (rounded up to whole rounds). */
