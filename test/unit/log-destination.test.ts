@@ -36,6 +36,23 @@ describe('log destination: a write per turn of the event loop', () => {
     expect(written()).to.equal('one\ntwo\nthree\nfour\n');
   });
 
+  it('writes a turn of many lines in writes of whole lines, none over 4096 bytes (a pipe keeps those whole)', async () => {
+    const destination = new TurnBatchedDestination(fd);
+    const writes: string[] = [];
+    const out = (destination as unknown as { out: { write: (chunk: string) => boolean } }).out;
+    const write = out.write.bind(out);
+    out.write = (chunk: string) => (writes.push(chunk), write(chunk));
+    const lines = Array.from({ length: 100 }, (_, i) => `{"n":${i},"msg":"${'é'.repeat(i % 7)}${'x'.repeat(150)}"}\n`);
+    for (const line of lines) destination.write(line);
+    await nextTurn();
+    expect(written()).to.equal(lines.join(''));
+    expect(writes.length, 'a few writes, not one per line').to.be.within(4, 10);
+    for (const chunk of writes) {
+      expect(Buffer.byteLength(chunk)).to.be.at.most(4096);
+      expect(chunk.endsWith('\n')).to.equal(true);
+    }
+  });
+
   it('writes what is pending at once when flushed, then calls back', async () => {
     const destination = new TurnBatchedDestination(fd);
     destination.write('last words\n');
