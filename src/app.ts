@@ -105,9 +105,26 @@ export async function createApp(
     res.locals = Object.create(null) as Response['locals'];
     req.originalUrl = req.url;
     req.baseUrl = '';
-    const failed = (error: unknown) => bodyErrors(error, req, res, () => undefined);
-    const answer = () => void Promise.resolve(api(req, res, failed)).catch(failed);
-    logged(req, res, () => unreadGuard(req, res, () => limits(req, res, (error?: unknown) => (error ? failed(error) : answer()))));
+    // What a step throws or passes on is answered by the error handler; once an answer has begun, the connection is
+    // closed instead (express's router and final handler do the same for the app's layers).
+    const failed = (error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      try {
+        bodyErrors(error, req, res, () => undefined);
+      } catch {
+        res.destroy();
+      }
+    };
+    const run = (step: () => unknown) => {
+      try {
+        const result = step();
+        if (result instanceof Promise) result.catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    };
+    const answer = (error?: unknown) => (error ? failed(error) : run(() => api(req, res, failed)));
+    run(() => logged(req, res, () => run(() => unreadGuard(req, res, () => run(() => limits(req, res, answer))))));
   };
   return { app, rest };
 }
