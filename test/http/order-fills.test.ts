@@ -5,6 +5,7 @@ import { graphql } from '../graphql/support.js';
 import { ALPACA_PARTIAL_FILLS, recordAtBroker } from '../support/broker-steps.js';
 import { Visitor } from '../support/dashboard-visitor.js';
 import { callTool, connectMcp } from '../support/mcp.js';
+import { until } from '../support/poll.js';
 import { FixedPrices } from '../support/prices.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createPolicy, manualClock, propose } from '../support/trading.js';
@@ -65,9 +66,15 @@ describe('orders: what executed and where, on every channel', () => {
     await expectSameOnEveryChannel(account.token, order!.id, rest);
 
     // The events hold the order as it stood: submitted at the paper broker (accepted, nothing executed), then filled.
-    const feed = (await server.api.get('/v1/events?limit=100', { token: account.token })).body.data.filter(
-      (e: any) => e.type.startsWith('order.') && e.data.id === order!.id,
-    );
+    // The feed lists settled events (older than every transaction running on the server): read until the three are.
+    const orderEvents = async () =>
+      (await server.api.get('/v1/events?limit=100', { token: account.token })).body.data.filter(
+        (e: any) => e.type.startsWith('order.') && e.data.id === order!.id,
+      );
+    const feed = await until('the order’s three events in the feed', async () => {
+      const events = await orderEvents();
+      return events.length >= 3 && events;
+    });
     expect(feed.map((e: any) => [e.type, e.data.broker?.status, e.data.average_fill_price])).to.deep.equal([
       ['order.proposed', undefined, null],
       ['order.submitted', 'accepted', null],
